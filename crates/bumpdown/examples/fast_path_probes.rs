@@ -1,0 +1,77 @@
+//! Fast-path probes: one `#[no_mangle]` function per allocation shape, so that
+//! `tests/fast_path_asm.rs` can find them in the release binary's disassembly and count
+//! their instructions and branches. Running it just calls each probe once.
+
+// The probes are exported for the disassembler, not for readers.
+#![allow(missing_docs)]
+
+use bumpdown::Arena;
+use std::hint::black_box;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Struct24 {
+    a: u64,
+    b: u32,
+    c: [u8; 12],
+}
+
+macro_rules! probes {
+    ($($name:ident: $ty:ty = $val:expr;)*) => {
+        $(
+            #[no_mangle]
+            #[inline(never)]
+            pub fn $name(arena: &Arena, v: $ty) -> &mut $ty {
+                arena.alloc(v)
+            }
+        )*
+        fn run_all(arena: &Arena) {
+            $( black_box($name(arena, $val)); )*
+        }
+    };
+}
+
+probes! {
+    bumpdown_probe_alloc_u8: u8 = 1;
+    bumpdown_probe_alloc_u16: u16 = 1;
+    bumpdown_probe_alloc_u32: u32 = 1;
+    bumpdown_probe_alloc_u64: u64 = 1;
+    bumpdown_probe_alloc_u128: u128 = 1;
+    bumpdown_probe_alloc_struct24: Struct24 = Struct24 { a: 1, b: 2, c: [3; 12] };
+}
+
+/// Eight-byte-aligned arena: alignment code folds away for every type up to `u64`.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_alloc_u32_min8(arena: &Arena<8>, v: u32) -> &mut u32 {
+    arena.alloc(v)
+}
+
+/// Three allocations in a row: `top` should be loaded once, not three times.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_alloc_3x_u64(arena: &Arena, v: u64) -> (&mut u64, &mut u64, &mut u64) {
+    (arena.alloc(v), arena.alloc(v + 1), arena.alloc(v + 2))
+}
+
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_alloc_slice_copy_u8<'a>(arena: &'a Arena, s: &[u8]) -> &'a mut [u8] {
+    arena.alloc_slice_copy(s)
+}
+
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_alloc_str<'a>(arena: &'a Arena, s: &str) -> &'a mut str {
+    arena.alloc_str(s)
+}
+
+fn main() {
+    let arena = Arena::new();
+    run_all(&arena);
+    let arena8 = Arena::<8>::new_in(bumpdown::Global);
+    black_box(bumpdown_probe_alloc_u32_min8(&arena8, 1));
+    black_box(bumpdown_probe_alloc_3x_u64(&arena, 1));
+    black_box(bumpdown_probe_alloc_slice_copy_u8(&arena, b"probe"));
+    black_box(bumpdown_probe_alloc_str(&arena, "probe"));
+}

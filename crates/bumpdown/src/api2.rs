@@ -1,0 +1,78 @@
+//! `&Arena` as an `allocator_api2::alloc::Allocator` (the version hashbrown uses), and
+//! as the unstable `core::alloc::Allocator` with the `nightly-allocator-api` feature.
+//! Each method forwards to the arena's own `*_raw` routine.
+
+use core::alloc::Layout;
+use core::ptr::NonNull;
+
+use crate::arena::Arena;
+use crate::backing::BackingAllocator;
+
+/// Turns a block pointer and size into the slice pointer the trait returns.
+fn block(ptr: NonNull<u8>, size: usize) -> NonNull<[u8]> {
+    NonNull::slice_from_raw_parts(ptr, size)
+}
+
+macro_rules! impl_allocator {
+    ($allocator:path, $error:path) => {
+        // SAFETY: blocks come from the arena and stay valid until it is reset or dropped,
+        // which needs `&mut Arena` or ownership, impossible while `&Arena` (this
+        // allocator) is borrowed; copies of `&Arena` are the same allocator; no block is
+        // handed out twice.
+        unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> $allocator for &Arena<MIN_ALIGN, A> {
+            #[inline(always)]
+            fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, $error> {
+                match self.try_alloc_layout(layout) {
+                    Ok(p) => Ok(block(p, layout.size())),
+                    Err(_) => Err($error),
+                }
+            }
+
+            #[inline]
+            unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+                // SAFETY: the trait's caller promises `ptr` is a live block of this
+                // allocator with `layout`, not used again.
+                unsafe { self.dealloc_raw(ptr, layout) }
+            }
+
+            #[inline]
+            unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<[u8]>, $error> {
+                // SAFETY: the trait's caller promises `ptr` is live with `old` and
+                // `new.size() >= old.size()`.
+                match unsafe { self.grow_raw(ptr, old, new) } {
+                    Ok(p) => Ok(block(p, new.size())),
+                    Err(_) => Err($error),
+                }
+            }
+
+            #[inline]
+            unsafe fn grow_zeroed(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<[u8]>, $error> {
+                // SAFETY: as in `grow`.
+                let p = match unsafe { self.grow_raw(ptr, old, new) } {
+                    Ok(p) => p,
+                    Err(_) => return Err($error),
+                };
+                // SAFETY: the new block has `new.size()` bytes, the first `old.size()`
+                // copied; zero the rest.
+                unsafe { p.as_ptr().add(old.size()).write_bytes(0, new.size() - old.size()) };
+                Ok(block(p, new.size()))
+            }
+
+            #[inline]
+            unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<[u8]>, $error> {
+                // SAFETY: the trait's caller promises `ptr` is live with `old` and
+                // `new.size() <= old.size()`.
+                match unsafe { self.shrink_raw(ptr, old, new) } {
+                    Ok(p) => Ok(block(p, new.size())),
+                    Err(_) => Err($error),
+                }
+            }
+        }
+    };
+}
+
+#[cfg(feature = "allocator-api2")]
+impl_allocator!(allocator_api2::alloc::Allocator, allocator_api2::alloc::AllocError);
+
+#[cfg(feature = "nightly-allocator-api")]
+impl_allocator!(core::alloc::Allocator, core::alloc::AllocError);

@@ -1,0 +1,748 @@
+//! The `Arena` type: its fields, chunk management, the slow path, reset and stats.
+//! The typed allocation methods are in `alloc.rs`.
+
+use core::alloc::Layout;
+use core::cell::Cell;
+use core::fmt;
+use core::ptr::{self, NonNull};
+
+use crate::backing::{BackingAllocator, Global};
+use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::chunk::{chunk_size_for, Chunk};
+use crate::error::{alloc_failed, AllocError};
+use crate::stats::Stats;
+
+/// Size of the first regular chunk (a power of two; each chunk's block is this
+/// minus [`MALLOC_SLACK`], so that it and the backing allocator's own header fill
+/// a power-of-two size class).
+const FIRST_CHUNK_CLASS: usize = 512;
+/// Default cap on regular chunk sizes: 4 MiB (see `with_max_chunk_size`).
+const DEFAULT_MAX_CHUNK_CLASS: usize = 4 << 20;
+/// What a typical `malloc` adds to each block.
+const MALLOC_SLACK: usize = 16;
+/// A request that needs more than `max chunk size / BIG_DIVISOR` gets an out-of-band
+/// chunk of its own.
+const BIG_DIVISOR: usize = 8;
+
+/// A growable bump arena that allocates downwards.
+///
+/// Allocation moves a pointer down through the current chunk; when the chunk is full,
+/// the arena takes a bigger one from its backing allocator `A` (by default the global
+/// allocator). Freeing is all at once: [`reset`](Arena::reset) or dropping the arena.
+///
+/// * `MIN_ALIGN` (1, 2, 4, 8 or 16; default 1) is an alignment the bump pointer always
+///   keeps. Allocations of types aligned to at most `MIN_ALIGN` skip the alignment step,
+///   at the price of rounding every size up to a multiple of `MIN_ALIGN`.
+/// * The current chunk's `top` and `bottom` pointers live in the `Arena` itself, so an
+///   allocation is a load, a subtraction, a comparison and a store, with no chunk header
+///   in between.
+///
+/// # Values are never dropped
+///
+/// **The arena never runs destructors.** `arena.alloc(String::from("x"))` gives you a
+/// `&mut String` whose heap buffer is leaked when the arena is reset or dropped. Allocate
+/// plain data, or data whose destructors do not matter.
+///
+/// ```
+/// use bumpdown::Arena;
+///
+/// let arena = Arena::new();
+/// let x = arena.alloc(7u64);
+/// let s = arena.alloc_str("hello");
+/// let v = arena.alloc_slice_copy(&[1, 2, 3]);
+/// *x += 1;
+/// assert_eq!((*x, &*s, &*v), (8, "hello", &[1, 2, 3][..]));
+/// ```
+///
+/// `Arena` is `Send` (when `A` is) but not `Sync`: one thread allocates at a time.
+#[repr(C)]
+pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
+    // INVARIANT (the bump pointers; everything the fast path relies on):
+    // * `MIN_BOTTOM <= bottom <= top`, `bottom % CHUNK_ALIGN == 0`, `top % MIN_ALIGN == 0`;
+    // * with a current chunk, `bottom..top` is its free part: `bottom` is its
+    //   `bottom_addr()`, `top <= end_addr()`, both pointers carry its provenance, and
+    //   `top..end` holds the allocations made in it;
+    // * without one (a new or emptied arena), `top == bottom == MIN_BOTTOM` with no
+    //   provenance: the "empty chunk" sentinel. Every non-empty request fails on it, so
+    //   the fast path needs no "has a chunk yet?" branch, and `new` is a `const fn`.
+    // `top` and `bottom` are the first two fields (`repr(C)`), so one base register
+    // reaches both; the C header relies on this order.
+    top: Cell<*mut u8>,
+    bottom: Cell<*mut u8>,
+
+    // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
+    // * `current`: the chunk `top`/`bottom` point into; its `prev` chain holds the
+    //   chunks filled earlier since the last reset, newest first (their `saved_top`
+    //   valid).
+    // * `spare`: empty chunks kept by `reset`, in the order they will be used.
+    // * `big`: out-of-band chunks, each holding one allocation at its `saved_top`.
+    current: Cell<Option<Chunk>>,
+    spare: Cell<Option<Chunk>>,
+    big: Cell<Option<Chunk>>,
+
+    /// Bytes held from the backing allocator, all lists, headers included.
+    held: Cell<usize>,
+    /// `held` never grows past this (`usize::MAX`: no limit).
+    limit: Cell<usize>,
+    /// Size class (a power of two) of the next regular chunk.
+    next_class: Cell<usize>,
+    /// Largest size class of a regular chunk.
+    max_class: Cell<usize>,
+    /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
+    retired_used: Cell<usize>,
+    /// Bytes left unused at the bottom of the chunks behind `current`.
+    retired_wasted: Cell<usize>,
+    /// Bytes of the out-of-band allocations.
+    big_used: Cell<usize>,
+    /// Most bytes in use at once since the arena was made.
+    peak_used: Cell<usize>,
+
+    alloc: A,
+}
+
+// SAFETY: the arena owns its chunks outright; the raw pointers are not shared with
+// anything outside it. Borrowed allocations hold a `&Arena`, so the arena cannot move to
+// another thread while any exist. The backing allocator moves with it, hence `A: Send`.
+unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<MIN_ALIGN, A> {}
+
+#[cfg(feature = "alloc")]
+impl Arena {
+    /// Makes an empty arena on the global allocator. Allocates nothing until the first
+    /// allocation; `const`, so it can initialize a `static` or a `thread_local!`.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.allocated_bytes(), 0);
+    /// ```
+    pub const fn new() -> Self {
+        Self::new_in(Global)
+    }
+
+    /// Makes an arena whose first chunk holds at least `bytes` bytes.
+    ///
+    /// # Panics
+    /// If the chunk cannot be allocated. See [`try_with_capacity`](Arena::try_with_capacity).
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::with_capacity(10_000);
+    /// assert!(arena.chunk_capacity() >= 10_000);
+    /// ```
+    pub fn with_capacity(bytes: usize) -> Self {
+        Self::with_capacity_in(bytes, Global)
+    }
+
+    /// Like [`with_capacity`](Arena::with_capacity), returning an error instead of panicking.
+    ///
+    /// ```
+    /// assert!(bumpdown::Arena::try_with_capacity(usize::MAX).is_err());
+    /// ```
+    pub fn try_with_capacity(bytes: usize) -> Result<Self, AllocError> {
+        Self::try_with_capacity_in(bytes, Global)
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl Default for Arena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    const VALID_MIN_ALIGN: () =
+        assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= CHUNK_ALIGN, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
+
+    /// Makes an empty arena that takes its chunks from `alloc`.
+    ///
+    /// ```
+    /// use bumpdown::{Arena, Global};
+    /// let arena: Arena<8, Global> = Arena::new_in(Global);
+    /// assert_eq!(*arena.alloc(3u8), 3);
+    /// ```
+    pub const fn new_in(alloc: A) -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::VALID_MIN_ALIGN;
+        let empty = ptr::without_provenance_mut(MIN_BOTTOM);
+        Arena {
+            top: Cell::new(empty),
+            bottom: Cell::new(empty),
+            current: Cell::new(None),
+            spare: Cell::new(None),
+            big: Cell::new(None),
+            held: Cell::new(0),
+            limit: Cell::new(usize::MAX),
+            next_class: Cell::new(FIRST_CHUNK_CLASS),
+            max_class: Cell::new(DEFAULT_MAX_CHUNK_CLASS),
+            retired_used: Cell::new(0),
+            retired_wasted: Cell::new(0),
+            big_used: Cell::new(0),
+            peak_used: Cell::new(0),
+            alloc,
+        }
+    }
+
+    /// Makes an arena on `alloc` whose first chunk holds at least `bytes` bytes.
+    ///
+    /// # Panics
+    /// If the chunk cannot be allocated.
+    ///
+    /// ```
+    /// use bumpdown::{Arena, Global};
+    /// let arena: Arena<1, Global> = Arena::with_capacity_in(100, Global);
+    /// assert!(arena.chunk_capacity() >= 100);
+    /// ```
+    pub fn with_capacity_in(bytes: usize, alloc: A) -> Self {
+        match Self::try_with_capacity_in(bytes, alloc) {
+            Ok(arena) => arena,
+            Err(err) => alloc_failed(bytes, 1, err),
+        }
+    }
+
+    /// Like [`with_capacity_in`](Arena::with_capacity_in), returning an error instead of
+    /// panicking.
+    pub fn try_with_capacity_in(bytes: usize, alloc: A) -> Result<Self, AllocError> {
+        let arena = Self::new_in(alloc);
+        if bytes > 0 {
+            let need = chunk_size_for(bytes, 1).ok_or(AllocError::INVALID_LAYOUT)?;
+            let class = class_for(need).ok_or(AllocError::INVALID_LAYOUT)?;
+            let chunk = arena.new_chunk(class - MALLOC_SLACK)?;
+            arena.next_class.set(class.saturating_mul(2).min(arena.max_class.get()).max(class));
+            arena.install(chunk);
+        }
+        Ok(arena)
+    }
+
+    /// Sets the cap on the size of regular chunks (default 4 MiB), rounded up to a power
+    /// of two of at least 512 bytes. Chunks double in size up to the cap; requests larger
+    /// than an eighth of it get a chunk of their own ("out of band"), so one big
+    /// allocation does not make every later chunk big.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new().with_max_chunk_size(64 << 10);
+    /// arena.alloc_slice_fill_copy(100_000, 0u8); // out of band: > 64 KiB / 8
+    /// arena.alloc(1u8);
+    /// assert!(arena.stats().big_chunks == 1);
+    /// ```
+    pub fn with_max_chunk_size(self, bytes: usize) -> Self {
+        let class = bytes.checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1));
+        self.max_class.set(class.max(FIRST_CHUNK_CLASS));
+        self.next_class.set(self.next_class.get().min(self.max_class.get()));
+        self
+    }
+
+    /// The backing allocator.
+    pub fn allocator(&self) -> &A {
+        &self.alloc
+    }
+
+    // ----- The fast path: shared by every allocation method -------------------------
+
+    /// The current bump pointer.
+    #[inline(always)]
+    pub(crate) fn top(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    /// The lowest address the bump pointer may reach in the current chunk.
+    #[inline(always)]
+    pub(crate) fn bottom_addr(&self) -> usize {
+        self.bottom.get().addr()
+    }
+
+    /// Moves the bump pointer.
+    ///
+    /// # Safety
+    /// `new_top` lies in `bottom..=top` of the current chunk, is derived from `top`, and
+    /// is a multiple of `MIN_ALIGN`; the bytes `new_top..top` are not otherwise in use.
+    #[inline(always)]
+    pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
+        debug_assert!(
+            self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0,
+            "bump pointer {new_top:p} below bottom {:p} or misaligned",
+            self.bottom.get()
+        );
+        self.top.set(new_top)
+    }
+
+    /// The slow path: the current chunk has no room for `size` bytes aligned to `align`
+    /// (callers pass any values; this validates them). Finds room in a spare chunk, a new
+    /// chunk, or an out-of-band chunk, moves the bump pointer, and returns the block.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        if Layout::from_size_align(size, align).is_err() {
+            return Err(AllocError::INVALID_LAYOUT);
+        }
+        // The caller's fast check may have been conservative; try the exact one.
+        if let Some(p) = self.bump_current_checked(size, align) {
+            return Ok(p);
+        }
+        let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
+        if need > self.max_class.get() / BIG_DIVISOR {
+            return self.alloc_big(size, align, need);
+        }
+        let chunk = match self.take_spare(size, align) {
+            Some(chunk) => chunk,
+            None => self.new_regular_chunk(need)?,
+        };
+        self.install(chunk);
+        // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
+        self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
+    }
+
+    /// The slow path of the plain (panicking) methods.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    pub(crate) fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(size, align, err),
+        }
+    }
+
+    fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+        let top = self.top.get();
+        let new_top = bump_checked(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN)?;
+        // The empty sentinel has no room for anything but zero bytes at MIN_BOTTOM.
+        let new_top = top.with_addr(new_top);
+        // SAFETY: `bump_checked` keeps `new_top` in `bottom..=top`, derived from `top`, a
+        // multiple of MIN_ALIGN; the bytes below `top` are free.
+        unsafe { self.set_top(new_top) };
+        NonNull::new(new_top)
+    }
+
+    /// Removes and returns the first spare chunk with room for the request.
+    fn take_spare(&self, size: usize, align: usize) -> Option<Chunk> {
+        let mut prev: Option<Chunk> = None;
+        let mut cursor = self.spare.get();
+        while let Some(chunk) = cursor {
+            if bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN).is_some() {
+                match prev {
+                    None => self.spare.set(chunk.prev()),
+                    Some(p) => p.set_prev(chunk.prev()),
+                }
+                return Some(chunk);
+            }
+            prev = cursor;
+            cursor = chunk.prev();
+        }
+        None
+    }
+
+    /// Allocates a regular chunk for a request needing `need` bytes of chunk, growing
+    /// the size class geometrically up to the cap.
+    fn new_regular_chunk(&self, need: usize) -> Result<Chunk, AllocError> {
+        let mut class = self.next_class.get();
+        while class - MALLOC_SLACK < need {
+            class *= 2;
+        }
+        let chunk = match self.new_chunk(class - MALLOC_SLACK) {
+            Ok(chunk) => chunk,
+            // Over the limit or out of memory: a chunk just big enough may still fit.
+            Err(_) => self.new_chunk(need)?,
+        };
+        self.next_class.set(class.saturating_mul(2).min(self.max_class.get()));
+        Ok(chunk)
+    }
+
+    /// Allocates a chunk of `size` bytes, respecting the limit.
+    fn new_chunk(&self, size: usize) -> Result<Chunk, AllocError> {
+        let held = self.held.get().checked_add(size).ok_or(AllocError::INVALID_LAYOUT)?;
+        if held > self.limit.get() {
+            return Err(AllocError::LIMIT_REACHED);
+        }
+        let chunk = Chunk::allocate(&self.alloc, size).ok_or(AllocError::OUT_OF_MEMORY)?;
+        self.held.set(held);
+        Ok(chunk)
+    }
+
+    /// Makes `chunk` (empty, in no list) the current chunk.
+    fn install(&self, chunk: Chunk) {
+        let old = self.current.get();
+        if let Some(old) = old {
+            let top = self.top.get().addr();
+            old.set_saved_top(top);
+            self.retired_used.set(self.retired_used.get() + (old.end_addr() - top));
+            self.retired_wasted.set(self.retired_wasted.get() + (top - old.bottom_addr()));
+        }
+        chunk.set_prev(old);
+        chunk.set_saved_top(chunk.end_addr());
+        self.current.set(Some(chunk));
+        // `end` and `bottom` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN.
+        self.top.set(chunk.ptr_at(chunk.end_addr()));
+        self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
+    }
+
+    /// Gives a request too big for regular chunks a chunk of its own.
+    fn alloc_big(&self, size: usize, align: usize, need: usize) -> Result<NonNull<u8>, AllocError> {
+        let chunk = self.new_chunk(need)?;
+        let Some(addr) = bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN) else {
+            // Landed below MIN_BOTTOM; give it back.
+            self.held.set(self.held.get() - chunk.size());
+            // SAFETY: just allocated from `self.alloc`, never handed out.
+            unsafe { chunk.free(&self.alloc) };
+            return Err(AllocError::OUT_OF_MEMORY);
+        };
+        chunk.set_saved_top(addr);
+        chunk.set_prev(self.big.get());
+        self.big.set(Some(chunk));
+        self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
+        // SAFETY: `addr` is inside the block (bump_checked), which is not null.
+        Ok(unsafe { NonNull::new_unchecked(chunk.ptr_at(addr)) })
+    }
+
+    // ----- Giving memory back -------------------------------------------------------
+
+    /// Frees every allocation at once. Keeps the regular chunks for reuse (the next
+    /// allocations fill them again from the first, touching no new pages and calling no
+    /// backing allocator), and returns out-of-band chunks to the backing allocator.
+    /// Takes `&mut self`, so no allocation can still be borrowed. O(number of chunks).
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// for _ in 0..1000 { arena.alloc(0u64); }
+    /// let held = arena.allocated_bytes();
+    /// arena.reset();
+    /// for _ in 0..1000 { arena.alloc(0u64); }
+    /// assert_eq!(arena.allocated_bytes(), held); // reused, not reallocated
+    /// ```
+    pub fn reset(&mut self) {
+        self.reset_with_limit(usize::MAX)
+    }
+
+    /// Like [`reset`](Arena::reset), but keeps regular chunks only up to `retain` bytes in
+    /// total (headers included) and frees the rest, so a long-running loop neither calls
+    /// the backing allocator every iteration nor hoards a one-off peak.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// arena.alloc_slice_fill_copy(200_000, 0u8);
+    /// arena.reset_with_limit(0);
+    /// assert_eq!(arena.allocated_bytes(), 0);
+    /// ```
+    pub fn reset_with_limit(&mut self, retain: usize) {
+        self.update_peak();
+        self.free_list(self.big.take());
+        self.big_used.set(0);
+        // Order the chunks for reuse: those filled since the last reset, oldest first,
+        // then the old spares.
+        let mut order = self.spare.take();
+        let mut cursor = self.current.take();
+        while let Some(chunk) = cursor {
+            cursor = chunk.prev();
+            chunk.set_prev(order);
+            order = Some(chunk);
+        }
+        // Keep chunks in that order while they fit in `retain`; rebuild the list reversed,
+        // then reverse it back.
+        let mut kept_rev: Option<Chunk> = None;
+        let mut kept_bytes = 0usize;
+        let mut cursor = order;
+        while let Some(chunk) = cursor {
+            cursor = chunk.prev();
+            match kept_bytes.checked_add(chunk.size()) {
+                Some(total) if total <= retain => {
+                    kept_bytes = total;
+                    chunk.set_prev(kept_rev);
+                    kept_rev = Some(chunk);
+                }
+                _ => {
+                    self.held.set(self.held.get() - chunk.size());
+                    // SAFETY: `&mut self` proves no allocation is borrowed; the chunk was
+                    // unlinked from every list above.
+                    unsafe { chunk.free(&self.alloc) };
+                }
+            }
+        }
+        let mut kept: Option<Chunk> = None;
+        while let Some(chunk) = kept_rev {
+            kept_rev = chunk.prev();
+            chunk.set_prev(kept);
+            kept = Some(chunk);
+        }
+        self.retired_used.set(0);
+        self.retired_wasted.set(0);
+        let empty = ptr::without_provenance_mut(MIN_BOTTOM);
+        self.top.set(empty);
+        self.bottom.set(empty);
+        match kept {
+            Some(first) => {
+                self.spare.set(first.prev());
+                self.install(first);
+            }
+            None => self.spare.set(None),
+        }
+    }
+
+    /// Frees every chunk of a list.
+    fn free_list(&self, mut cursor: Option<Chunk>) {
+        while let Some(chunk) = cursor {
+            cursor = chunk.prev();
+            self.held.set(self.held.get() - chunk.size());
+            // SAFETY: callers take the list out of the arena first and have `&mut self`
+            // or are dropping it, so nothing points into these chunks any more.
+            unsafe { chunk.free(&self.alloc) };
+        }
+    }
+
+    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
+    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        let top = self.top.get().addr();
+        let end = self.current.get().map_or(MIN_BOTTOM, |c| c.end_addr());
+        // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
+        // not from this chunk (an out-of-band block that happens to start where the chunk
+        // ends) would reach past `end`.
+        ptr.as_ptr().addr() == top && size <= end - top
+    }
+
+    /// Gives back the newest allocation of the current chunk.
+    #[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
+    ///
+    /// # Safety
+    /// `is_newest(ptr, size)` holds and the block is no longer used.
+    pub(crate) unsafe fn pop_newest(&self, ptr: NonNull<u8>, size: usize) {
+        self.update_peak();
+        let new_top = round_up(ptr.as_ptr().addr() + size, MIN_ALIGN);
+        // SAFETY: the allocation took `round_up(size, MIN_ALIGN)` bytes below the old
+        // top, so `new_top` is at most the chunk's end; it is a multiple of MIN_ALIGN and
+        // derived from `top`; the bytes below it are free again.
+        unsafe { self.set_top(self.top.get().with_addr(new_top)) }
+    }
+
+    /// If `ptr` is the allocation of one of the two newest out-of-band chunks, frees
+    /// that chunk and returns true.
+    ///
+    /// # Safety
+    /// `ptr` is a live allocation of this arena that is no longer used.
+    pub(crate) unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
+        let mut prev: Option<Chunk> = None;
+        let mut cursor = self.big.get();
+        for _ in 0..2 {
+            let Some(chunk) = cursor else { return false };
+            if chunk.saved_top() == ptr.as_ptr().addr() {
+                self.update_peak();
+                match prev {
+                    None => self.big.set(chunk.prev()),
+                    Some(p) => p.set_prev(chunk.prev()),
+                }
+                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+                self.held.set(self.held.get() - chunk.size());
+                // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
+                // no longer uses.
+                unsafe { chunk.free(&self.alloc) };
+                return true;
+            }
+            prev = cursor;
+            cursor = chunk.prev();
+        }
+        false
+    }
+
+    // ----- Limits and statistics ----------------------------------------------------
+
+    /// Caps the bytes the arena holds from its backing allocator (headers included);
+    /// `None` removes the cap. Requests that would pass it fail with
+    /// [`AllocErrorKind::LimitReached`](crate::AllocErrorKind::LimitReached) and the arena
+    /// keeps working below it. Chunks already held are kept even above a new, lower limit.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// arena.set_allocation_limit(Some(4096));
+    /// assert!(arena.try_alloc([0u8; 1000]).is_ok());
+    /// assert!(arena.try_alloc_slice_fill_copy(5000, 0u8).is_err());
+    /// assert!(arena.allocated_bytes_including_metadata() <= 4096);
+    /// ```
+    pub fn set_allocation_limit(&self, limit: Option<usize>) {
+        self.limit.set(limit.unwrap_or(usize::MAX));
+    }
+
+    /// The limit set by [`set_allocation_limit`](Arena::set_allocation_limit).
+    pub fn allocation_limit(&self) -> Option<usize> {
+        let limit = self.limit.get();
+        (limit != usize::MAX).then_some(limit)
+    }
+
+    /// Usable bytes of all chunks the arena holds (in use, kept for reuse, or out of
+    /// band), without chunk headers. Walks the chunk lists.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.allocated_bytes(), 0);
+    /// arena.alloc(1u8);
+    /// assert!(arena.allocated_bytes() > 0);
+    /// ```
+    pub fn allocated_bytes(&self) -> usize {
+        let mut total = 0;
+        self.for_each_chunk(|chunk, _| total += chunk.capacity());
+        total
+    }
+
+    /// Bytes the arena holds from its backing allocator, chunk headers included.
+    pub fn allocated_bytes_including_metadata(&self) -> usize {
+        self.held.get()
+    }
+
+    /// Free bytes left in the current chunk.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::with_capacity(100);
+    /// let before = arena.chunk_capacity();
+    /// arena.alloc(0u32);
+    /// assert_eq!(arena.chunk_capacity(), before - 4);
+    /// ```
+    pub fn chunk_capacity(&self) -> usize {
+        self.top.get().addr() - self.bottom_addr()
+    }
+
+    /// Bytes in use right now: allocations plus their alignment padding, in regular and
+    /// out-of-band chunks.
+    fn used(&self) -> usize {
+        let end = self.current.get().map_or(MIN_BOTTOM, |c| c.end_addr());
+        self.retired_used.get() + (end - self.top.get().addr()) + self.big_used.get()
+    }
+
+    fn update_peak(&self) {
+        self.peak_used.set(self.peak_used.get().max(self.used()));
+    }
+
+    /// A snapshot of the arena's memory use. Walks the chunk lists.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// arena.alloc(1u32);
+    /// let stats = arena.stats();
+    /// assert_eq!(stats.used, 4);
+    /// assert_eq!(stats.chunks, 1);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        self.update_peak();
+        let mut stats = Stats {
+            chunks: 0,
+            big_chunks: 0,
+            spare_chunks: 0,
+            capacity: 0,
+            held_bytes: self.held.get(),
+            used: self.used(),
+            wasted: self.retired_wasted.get(),
+            peak_used: self.peak_used.get(),
+        };
+        self.for_each_chunk(|chunk, list| {
+            stats.chunks += 1;
+            stats.capacity += chunk.capacity();
+            match list {
+                List::Big => stats.big_chunks += 1,
+                List::Spare => stats.spare_chunks += 1,
+                List::Used => {}
+            }
+        });
+        stats
+    }
+
+    fn for_each_chunk(&self, mut f: impl FnMut(Chunk, List)) {
+        for (head, list) in
+            [(self.current.get(), List::Used), (self.spare.get(), List::Spare), (self.big.get(), List::Big)]
+        {
+            let mut cursor = head;
+            while let Some(chunk) = cursor {
+                f(chunk, list);
+                cursor = chunk.prev();
+            }
+        }
+    }
+
+    /// Walks every chunk and panics, printing the addresses involved, if any invariant
+    /// the unsafe code relies on is broken. Tests call it after every operation; it is
+    /// public so that users' tests and fuzzers can too.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// arena.alloc_str("checked");
+    /// arena.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        let top = self.top.get().addr();
+        let bottom = self.bottom_addr();
+        assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
+        assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
+        match self.current.get() {
+            None => assert!(top == MIN_BOTTOM && bottom == MIN_BOTTOM, "empty arena not at the sentinel"),
+            Some(cur) => {
+                assert_eq!(bottom, cur.bottom_addr(), "bottom is not the current chunk's");
+                assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
+            }
+        }
+        let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
+        self.for_each_chunk(|chunk, list| {
+            held += chunk.size();
+            assert!(chunk.size() % CHUNK_ALIGN == 0 && chunk.base_addr() % CHUNK_ALIGN == 0);
+            let saved = chunk.saved_top();
+            if list == List::Used && Some(chunk) != self.current.get() {
+                assert!(
+                    chunk.bottom_addr() <= saved && saved <= chunk.end_addr(),
+                    "saved top {saved:#x} outside chunk"
+                );
+                used += chunk.end_addr() - saved;
+                wasted += saved - chunk.bottom_addr();
+            }
+            if list == List::Big {
+                assert!(chunk.base_addr() < saved && saved <= chunk.end_addr(), "big allocation outside its chunk");
+                big_used += chunk.end_addr() - saved;
+            }
+        });
+        assert_eq!(held, self.held.get(), "held bytes out of sync");
+        assert_eq!(used, self.retired_used.get(), "retired bytes out of sync");
+        assert_eq!(wasted, self.retired_wasted.get(), "wasted bytes out of sync");
+        assert_eq!(big_used, self.big_used.get(), "out-of-band bytes out of sync");
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Whether `addr..addr + len` lies inside the used part of one of the arena's chunks.
+    /// A debugging aid for tests and fuzzers; walks the chunk lists.
+    #[doc(hidden)]
+    pub fn debug_owns(&self, addr: usize, len: usize) -> bool {
+        let mut found = false;
+        let current = self.current.get();
+        self.for_each_chunk(|chunk, list| {
+            let low = match list {
+                List::Spare => return,
+                List::Used if Some(chunk) == current => self.top.get().addr(),
+                List::Used | List::Big => chunk.saved_top(),
+            };
+            found |= low <= addr && addr.checked_add(len).is_some_and(|end| end <= chunk.end_addr());
+        });
+        found
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Used,
+    Spare,
+    Big,
+}
+
+/// The smallest size class (a power of two, at least the first chunk's) whose chunk
+/// holds `need` bytes.
+fn class_for(need: usize) -> Option<usize> {
+    Some(need.checked_add(MALLOC_SLACK)?.checked_next_power_of_two()?.max(FIRST_CHUNK_CLASS))
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Arena<MIN_ALIGN, A> {
+    fn drop(&mut self) {
+        self.free_list(self.current.take());
+        self.free_list(self.spare.take());
+        self.free_list(self.big.take());
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> fmt::Debug for Arena<MIN_ALIGN, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Arena")
+            .field("min_align", &MIN_ALIGN)
+            .field("stats", &self.stats())
+            .field("allocation_limit", &self.allocation_limit())
+            .finish_non_exhaustive()
+    }
+}

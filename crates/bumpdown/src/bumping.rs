@@ -1,0 +1,191 @@
+//! The bump arithmetic, on plain addresses.
+//!
+//! Nothing here is `unsafe` and nothing imports more than `core`, so tests and fuzz
+//! targets can drive these functions directly. Every function answers one question:
+//! "given the free range `bottom..top`, where does an allocation of this shape start?"
+//! and returns `None` when it does not fit. None of them can wrap around: each states
+//! which facts about its inputs make its subtractions safe.
+//!
+//! # The free range
+//! An arena's current chunk has its free bytes in `bottom..top`; allocations take
+//! bytes from the top end, so the bump pointer moves down (seed "always bump
+//! downwards": rounding down needs no overflow check). Two facts hold for every
+//! free range an arena hands to these functions, and the fast paths lean on them:
+//!
+//! * `MIN_BOTTOM <= bottom <= top`: no usable byte lies below address [`MIN_BOTTOM`]
+//!   (chunks that start lower are clipped, the empty arena sits exactly there), so
+//!   `top - size` cannot wrap for any `size <= MIN_BOTTOM`.
+//! * `bottom % CHUNK_ALIGN == 0`: rounding an address `>= bottom` down to any
+//!   alignment `<= CHUNK_ALIGN` keeps it `>= bottom`.
+#![forbid(unsafe_code)]
+
+/// No arena ever bumps below this address. Sizes up to it need no overflow check.
+pub const MIN_BOTTOM: usize = 4096;
+
+/// Alignment of every chunk's usable range. Allocations aligned to at most this
+/// much need a single comparison even when their size is only known at run time.
+pub const CHUNK_ALIGN: usize = 16;
+
+/// Rounds `n` up to a multiple of the power of two `align`. The caller makes sure
+/// `n + align - 1` does not overflow.
+#[inline(always)]
+pub const fn round_up(n: usize, align: usize) -> usize {
+    (n + align - 1) & !(align - 1)
+}
+
+/// Rounds `n` down to a multiple of the power of two `align`.
+#[inline(always)]
+pub const fn round_down(n: usize, align: usize) -> usize {
+    n & !(align - 1)
+}
+
+/// Bump for a size known at compile time: `size <= MIN_BOTTOM`.
+///
+/// With `size`, `align` and `min_align` constant, this folds to one subtraction, an
+/// optional `and`, and one comparison: the only branch of the fast path. `top` must be
+/// a multiple of `min_align`; the result is too.
+#[inline(always)]
+pub fn bump_small(top: usize, bottom: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
+    debug_assert!(size <= MIN_BOTTOM && MIN_BOTTOM <= bottom && bottom <= top);
+    // Folds: `size` and `min_align` are constants.
+    let size = round_up(size, min_align);
+    // Cannot wrap: top >= bottom >= MIN_BOTTOM >= size (rounding keeps size <= MIN_BOTTOM
+    // because MIN_BOTTOM is a multiple of every supported `min_align`).
+    let new_top = top - size;
+    // Folds: when the type needs no more than the arena keeps, `top` is already aligned.
+    let new_top = if align > min_align { round_down(new_top, align) } else { new_top };
+    if new_top >= bottom {
+        Some(new_top)
+    } else {
+        None
+    }
+}
+
+/// Bump for any size, known or not at compile time, with `align` a power of two.
+///
+/// One comparison when `align <= CHUNK_ALIGN` (the `if`s on `align` fold for constant
+/// alignments), two otherwise. `top` must be a multiple of `min_align`; the result is too.
+#[inline(always)]
+pub fn bump(top: usize, bottom: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
+    debug_assert!(MIN_BOTTOM <= bottom && bottom <= top);
+    debug_assert!(bottom % CHUNK_ALIGN == 0 && top % min_align == 0);
+    // Never wraps: bottom <= top.
+    let available = top - bottom;
+    if size > available {
+        return None;
+    }
+    // No overflow: size <= available < usize::MAX - CHUNK_ALIGN. The rounded size still
+    // fits, because `available` is a multiple of `min_align` (both ends are).
+    let new_top = top - round_up(size, min_align);
+    if align <= min_align {
+        Some(new_top)
+    } else if align <= CHUNK_ALIGN {
+        // `bottom` is a multiple of `align`, so rounding down cannot pass it.
+        Some(round_down(new_top, align))
+    } else {
+        let new_top = round_down(new_top, align);
+        if new_top >= bottom {
+            Some(new_top)
+        } else {
+            None
+        }
+    }
+}
+
+/// Bump for `len` elements of `elem_size` bytes each (`elem_size > 0`), with the
+/// multiplication folded into the capacity check: `len * elem_size` is only computed
+/// once it is known to fit, so it cannot overflow.
+#[inline(always)]
+pub fn bump_array(
+    top: usize,
+    bottom: usize,
+    len: usize,
+    elem_size: usize,
+    align: usize,
+    min_align: usize,
+) -> Option<usize> {
+    debug_assert!(elem_size > 0 && MIN_BOTTOM <= bottom && bottom <= top);
+    // Division by a constant folds into a shift or a multiply.
+    if len > (top - bottom) / elem_size {
+        return None;
+    }
+    bump(top, bottom, len * elem_size, align, min_align)
+}
+
+/// Bump with every step checked, for the slow path and for free ranges that do not
+/// promise the facts above (an out-of-band chunk, a clipped chunk).
+#[inline]
+pub fn bump_checked(top: usize, bottom: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
+    let size = size.checked_add(min_align - 1)? & !(min_align - 1);
+    let new_top = round_down(top.checked_sub(size)?, align.max(min_align));
+    if new_top >= bottom && bottom <= top {
+        Some(new_top)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const B: usize = MIN_BOTTOM;
+
+    /// The three fast functions agree with the checked one wherever their
+    /// preconditions hold.
+    #[test]
+    fn fast_bumps_agree_with_checked() {
+        let tops = [B, B + 1, B + 16, B + 17, B + 100, B + 4096, B + 5000];
+        for &top_raw in &tops {
+            for min_align in [1, 2, 4, 8, 16] {
+                let top = round_down(top_raw, min_align).max(B);
+                for size in [0, 1, 2, 3, 7, 8, 15, 16, 17, 64, 100, 4095, 4096] {
+                    for align in [1, 2, 4, 8, 16, 32, 64, 4096] {
+                        let want = bump_checked(top, B, size, align, min_align);
+                        assert_eq!(bump(top, B, size, align, min_align), want, "{top} {size} {align} {min_align}");
+                        assert_eq!(bump_small(top, B, size, align, min_align), want);
+                        if size > 0 && size % 4 == 0 {
+                            assert_eq!(bump_array(top, B, size / 4, 4, align, min_align), want);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn results_are_aligned_and_inside() {
+        for size in 0..200 {
+            for align in [1, 2, 4, 8, 16, 32, 64, 128] {
+                if let Some(p) = bump(B + 1000, B, size, align, 8) {
+                    assert_eq!(p % align.max(8), 0);
+                    assert!(p >= B && p + size <= B + 1000);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn huge_requests_fail_without_wrapping() {
+        let top = B + 64;
+        for size in [usize::MAX, usize::MAX - 1, isize::MAX as usize, top, top + 1, 65] {
+            assert_eq!(bump(top, B, size, 1, 1), None);
+            assert_eq!(bump(top, B, size, 4096, 16), None);
+            assert_eq!(bump_checked(top, B, size, 1, 1), None);
+        }
+        assert_eq!(bump_array(top, B, usize::MAX, 8, 8, 1), None);
+        assert_eq!(bump_array(top, B, usize::MAX / 2 + 1, 2, 2, 1), None);
+        assert_eq!(bump_array(top, B, 8, 8, 8, 1), Some(B));
+        assert_eq!(bump_checked(top, B, 1, 1 << 40, 1), None);
+    }
+
+    #[test]
+    fn empty_range_fails_every_nonzero_request() {
+        for size in 1..=MIN_BOTTOM {
+            assert_eq!(bump_small(B, B, size, 1, 1), None);
+            assert_eq!(bump(B, B, size, 1, 1), None);
+        }
+        // Zero bytes fit anywhere they are aligned.
+        assert_eq!(bump(B, B, 0, 16, 1), Some(B));
+    }
+}

@@ -1,0 +1,143 @@
+//! Chunks: the blocks an arena takes from its backing allocator.
+//!
+//! A chunk is one block from the backing allocator with a [`ChunkHeader`] at its low
+//! end; the rest, up to the block's end, is the chunk's usable range. Allocations take
+//! bytes from the high end downwards.
+//!
+//! ```text
+//!  base                bottom                    top               end
+//!   | ChunkHeader | pad |     free      | allocated (newest ... oldest) |
+//! ```
+
+use core::alloc::Layout;
+use core::mem::{align_of, size_of};
+use core::ptr::{self, NonNull};
+
+use crate::backing::BackingAllocator;
+use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
+
+/// The header at the low end of every chunk.
+///
+/// INVARIANT (for every chunk an arena holds):
+/// * the block starts at the header and is `size` bytes long, allocated from the
+///   arena's backing allocator with `Layout::from_size_align(size, CHUNK_ALIGN)`;
+/// * `size` is a multiple of `CHUNK_ALIGN` and at least `HEADER_SIZE`;
+/// * `prev` links the chunk into exactly one of the arena's lists (or is null at the
+///   list's end);
+/// * while the chunk is not the arena's current chunk, `saved_top` is the address its
+///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
+///   the address of its single allocation.
+#[repr(C, align(16))]
+pub(crate) struct ChunkHeader {
+    pub(crate) prev: *mut ChunkHeader,
+    pub(crate) size: usize,
+    pub(crate) saved_top: usize,
+}
+
+pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
+const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
+
+/// A chunk, seen from the arena: a pointer to its header, with the provenance of the
+/// whole block (every pointer into the chunk is derived from it).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct Chunk(pub(crate) NonNull<ChunkHeader>);
+
+impl Chunk {
+    /// Allocates a chunk of `size` bytes (a multiple of `CHUNK_ALIGN`, at least
+    /// `HEADER_SIZE`) and writes its header.
+    pub(crate) fn allocate<A: BackingAllocator>(alloc: &A, size: usize) -> Option<Chunk> {
+        debug_assert!(size % CHUNK_ALIGN == 0 && size >= HEADER_SIZE);
+        let layout = Layout::from_size_align(size, CHUNK_ALIGN).ok()?;
+        let base = alloc.allocate(layout)?.cast::<ChunkHeader>();
+        let chunk = Chunk(base);
+        // SAFETY: the block is valid for `size >= HEADER_SIZE` bytes and aligned to
+        // CHUNK_ALIGN, the header's alignment.
+        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0 }) };
+        // A chunk starts empty.
+        chunk.set_saved_top(chunk.end_addr());
+        Some(chunk)
+    }
+
+    /// Returns the chunk's block to the backing allocator.
+    ///
+    /// # Safety
+    /// The chunk came from [`Chunk::allocate`] on `alloc`, is not used again, and no
+    /// reference into it is live.
+    pub(crate) unsafe fn free<A: BackingAllocator>(self, alloc: &A) {
+        let size = self.size();
+        // SAFETY: `size` is the size it was allocated with (header invariant), so this is
+        // the layout `allocate` used, which was valid then.
+        let layout = unsafe { Layout::from_size_align_unchecked(size, CHUNK_ALIGN) };
+        // SAFETY: the caller promises the block came from `alloc` and is no longer used.
+        unsafe { alloc.deallocate(self.0.cast(), layout) }
+    }
+
+    fn header(&self) -> &ChunkHeader {
+        // SAFETY: a `Chunk` always points at an initialized header of a live block
+        // (only `free` ends it, and it consumes the `Chunk`).
+        unsafe { self.0.as_ref() }
+    }
+
+    /// The whole block's size in bytes, header included.
+    pub(crate) fn size(&self) -> usize {
+        self.header().size
+    }
+
+    pub(crate) fn prev(&self) -> Option<Chunk> {
+        NonNull::new(self.header().prev).map(Chunk)
+    }
+
+    pub(crate) fn set_prev(&self, prev: Option<Chunk>) {
+        let prev = prev.map_or(ptr::null_mut(), |c| c.0.as_ptr());
+        // SAFETY: the header is live (see `header`); the arena that owns the chunk has
+        // no reference to the header alive while it writes.
+        unsafe { (*self.0.as_ptr()).prev = prev }
+    }
+
+    pub(crate) fn saved_top(&self) -> usize {
+        self.header().saved_top
+    }
+
+    pub(crate) fn set_saved_top(&self, top: usize) {
+        // SAFETY: as in `set_prev`.
+        unsafe { (*self.0.as_ptr()).saved_top = top }
+    }
+
+    pub(crate) fn base_addr(&self) -> usize {
+        self.0.as_ptr().addr()
+    }
+
+    pub(crate) fn end_addr(&self) -> usize {
+        self.base_addr() + self.size()
+    }
+
+    /// The lowest usable address: after the header, and never below `MIN_BOTTOM`
+    /// (see `bumping`). A chunk that ends below `MIN_BOTTOM` has no usable bytes.
+    pub(crate) fn bottom_addr(&self) -> usize {
+        (self.base_addr() + HEADER_SIZE).max(MIN_BOTTOM).min(self.end_addr())
+    }
+
+    /// Usable bytes, `bottom..end`.
+    pub(crate) fn capacity(&self) -> usize {
+        self.end_addr() - self.bottom_addr()
+    }
+
+    /// A pointer into this chunk at `addr`, carrying the chunk's provenance.
+    pub(crate) fn ptr_at(&self, addr: usize) -> *mut u8 {
+        debug_assert!(self.base_addr() <= addr && addr <= self.end_addr());
+        self.0.as_ptr().cast::<u8>().with_addr(addr)
+    }
+}
+
+/// The smallest chunk size that holds `size` bytes aligned to `align`, whatever address
+/// the block lands at, or `None` on overflow.
+pub(crate) fn chunk_size_for(size: usize, align: usize) -> Option<usize> {
+    // The header, and padding for alignments above CHUNK_ALIGN. (A block that lands below
+    // MIN_BOTTOM, which never happens on hosted systems, may still be too small: the slow
+    // path then reports OutOfMemory.)
+    let extra = HEADER_SIZE + if align > CHUNK_ALIGN { align } else { 0 };
+    let total = size.checked_add(extra)?.checked_add(CHUNK_ALIGN - 1)?;
+    let total = total & !(CHUNK_ALIGN - 1);
+    // Layout::from_size_align rejects anything above isize::MAX.
+    (total <= isize::MAX as usize).then_some(total)
+}

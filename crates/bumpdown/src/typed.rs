@@ -1,0 +1,562 @@
+//! The typed allocation API of `Arena`: values, slices, strings, iterators, layouts.
+//!
+//! Every method is a thin front door over two fast paths (`bump_value` for sizes known
+//! at compile time, `bump_array` for lengths known at run time) and the one slow path,
+//! `Arena::alloc_slow`. Plain methods panic through `alloc_failed`; `try_` methods
+//! return the `AllocError`.
+
+use core::alloc::Layout;
+use core::mem::{self, align_of, size_of, MaybeUninit};
+use core::ptr::{self, NonNull};
+
+use crate::arena::Arena;
+use crate::backing::BackingAllocator;
+use crate::bumping::{self, MIN_BOTTOM};
+use crate::error::{alloc_failed, AllocError};
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Where a `T` would go, without moving the bump pointer; `None` if the current
+    /// chunk is too small. Never called for zero-sized `T`.
+    ///
+    /// For `T = u64` and `MIN_ALIGN = 1`, `alloc` compiles to (x86_64, release):
+    ///
+    /// ```text
+    /// mov  rax, qword ptr [rdi]       ; top
+    /// add  rax, -8                    ; top - size_of::<u64>()  (cannot wrap: top >= 4096)
+    /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
+    /// cmp  rax, qword ptr [rdi + 8]   ; below bottom?
+    /// jb   .slow                      ; the only branch: out of line, cold
+    /// mov  qword ptr [rax], rsi       ; write the value
+    /// mov  qword ptr [rdi], rax       ; store the new top
+    /// ret
+    /// ```
+    ///
+    /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
+    #[inline(always)]
+    fn bump_value<T>(&self) -> Option<*mut T> {
+        let top = self.top();
+        let new_top = if size_of::<T>() <= MIN_BOTTOM {
+            // Folds: the size is a constant.
+            bumping::bump_small(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+        } else {
+            bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+        }?;
+        // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
+        // address for null (the `None` niche) on the fast path.
+        Some(top.with_addr(new_top).cast())
+    }
+
+    /// Moves `val` into the arena and returns a reference to it. It is never dropped.
+    ///
+    /// # Panics
+    /// If the backing allocator fails or the allocation limit is reached.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let point = arena.alloc((1.0, 2.0));
+    /// point.0 += 1.0;
+    /// assert_eq!(*point, (2.0, 2.0));
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc<T>(&self, val: T) -> &mut T {
+        if size_of::<T>() == 0 {
+            return zst(val);
+        }
+        let p = match self.bump_value::<T>() {
+            Some(p) => {
+                // Write before storing the new top, so that a run of allocations keeps
+                // `top` in a register instead of reloading it after each value's store.
+                // SAFETY: `p` is in the free part of the current chunk, aligned for `T`,
+                // with room for it; nothing else uses those bytes.
+                unsafe { p.write(val) };
+                // SAFETY: `p` came from `bump_value`: inside `bottom..=top`, derived from
+                // `top`, a multiple of MIN_ALIGN.
+                unsafe { self.set_top(p.cast()) };
+                p
+            }
+            None => {
+                let p = self.alloc_slow_or_panic(size_of::<T>(), align_of::<T>()).cast::<T>().as_ptr();
+                // SAFETY: the slow path returned a fresh block of `T`'s layout.
+                unsafe { p.write(val) };
+                p
+            }
+        };
+        // SAFETY: `p` is a fresh, initialized `T` that no one else references; it lives
+        // until the arena is reset (`&mut self`) or dropped, which this borrow prevents.
+        unsafe { &mut *p }
+    }
+
+    /// Like [`alloc`](Arena::alloc), returning an error instead of panicking (`val` is
+    /// dropped then).
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(*arena.try_alloc(5u16).unwrap(), 5);
+    /// ```
+    #[inline(always)]
+    pub fn try_alloc<T>(&self, val: T) -> Result<&mut T, AllocError> {
+        self.try_alloc_with(|| val)
+    }
+
+    /// Allocates room for a `T`, then calls `f` to write it in place: large values need
+    /// not be built on the stack first. `f` may itself allocate from this arena.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let big = arena.alloc_with(|| [7u8; 4096]);
+    /// assert_eq!(big[4095], 7);
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &mut T {
+        let p = self.alloc_uninit::<T>();
+        // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
+        // already moved past this block.
+        unsafe {
+            p.as_ptr().write(f());
+            &mut *p.as_ptr()
+        }
+    }
+
+    /// Like [`alloc_with`](Arena::alloc_with), returning an error instead of panicking
+    /// (`f` is not called then).
+    #[inline(always)]
+    pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&mut T, AllocError> {
+        let p = self.try_alloc_uninit::<T>()?;
+        // SAFETY: as in `alloc_with`.
+        unsafe {
+            p.as_ptr().write(f());
+            Ok(&mut *p.as_ptr())
+        }
+    }
+
+    /// A fresh block for a `T`, bump pointer moved, or panics.
+    #[inline(always)]
+    fn alloc_uninit<T>(&self) -> NonNull<T> {
+        if size_of::<T>() == 0 {
+            return NonNull::dangling();
+        }
+        match self.bump_value::<T>() {
+            Some(p) => {
+                // SAFETY: from `bump_value`, see `alloc`; at least `bottom`, so not null.
+                unsafe {
+                    self.set_top(p.cast());
+                    NonNull::new_unchecked(p)
+                }
+            }
+            None => self.alloc_slow_or_panic(size_of::<T>(), align_of::<T>()).cast(),
+        }
+    }
+
+    #[inline(always)]
+    fn try_alloc_uninit<T>(&self) -> Result<NonNull<T>, AllocError> {
+        if size_of::<T>() == 0 {
+            return Ok(NonNull::dangling());
+        }
+        match self.bump_value::<T>() {
+            Some(p) => {
+                // SAFETY: from `bump_value`, see `alloc`; at least `bottom`, so not null.
+                unsafe {
+                    self.set_top(p.cast());
+                    Ok(NonNull::new_unchecked(p))
+                }
+            }
+            None => self.alloc_slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
+        }
+    }
+
+    /// A fresh block for `len` elements of `T`, bump pointer moved. Zero-sized `T`
+    /// costs nothing; `len * size_of::<T>()` overflowing is `InvalidLayout`.
+    #[inline(always)]
+    pub(crate) fn try_alloc_array_uninit<T>(&self, len: usize) -> Result<NonNull<T>, AllocError> {
+        if size_of::<T>() == 0 {
+            return Ok(NonNull::dangling());
+        }
+        let top = self.top();
+        match bumping::bump_array(top.addr(), self.bottom_addr(), len, size_of::<T>(), align_of::<T>(), MIN_ALIGN) {
+            Some(new_top) => {
+                let p = top.with_addr(new_top);
+                // SAFETY: from `bump_array`: inside `bottom..=top`, derived from `top`, a
+                // multiple of MIN_ALIGN.
+                unsafe { self.set_top(p) };
+                // SAFETY: at least `bottom >= MIN_BOTTOM`, so not null.
+                Ok(unsafe { NonNull::new_unchecked(p) }.cast())
+            }
+            // An overflowing product becomes usize::MAX, which the slow path rejects.
+            None => self
+                .alloc_slow(len.checked_mul(size_of::<T>()).unwrap_or(usize::MAX), align_of::<T>())
+                .map(NonNull::cast),
+        }
+    }
+
+    /// Runs `init` on a fresh array of `len` uninitialized `T` and returns it as
+    /// initialized. `init` must initialize every element (or panic).
+    #[inline(always)]
+    fn try_alloc_slice_init<T>(
+        &self,
+        len: usize,
+        init: impl FnOnce(&mut [MaybeUninit<T>]),
+    ) -> Result<&mut [T], AllocError> {
+        let p = self.try_alloc_array_uninit::<T>(len)?;
+        // SAFETY: `p` is a fresh block for `len` elements (or dangling for a zero-sized
+        // `T`), which `MaybeUninit` needs no initialization to view.
+        let slice = unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) };
+        init(slice);
+        // SAFETY: `init` initialized every element (callers below do so on every path
+        // that returns; on a panic this is never reached, and the written elements leak).
+        Ok(unsafe { &mut *(slice as *mut [MaybeUninit<T>] as *mut [T]) })
+    }
+
+    /// Copies a slice into the arena.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let s = arena.alloc_slice_copy(&[1u32, 2, 3]);
+    /// s[0] = 9;
+    /// assert_eq!(s, &[9, 2, 3]);
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_copy(src), src.len())
+    }
+
+    /// Like [`alloc_slice_copy`](Arena::alloc_slice_copy), returning an error instead of
+    /// panicking.
+    #[inline(always)]
+    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
+        let p = self.try_alloc_array_uninit::<T>(src.len())?;
+        // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
+        // `src` (live memory the arena did not just hand out).
+        unsafe {
+            ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len());
+            Ok(core::slice::from_raw_parts_mut(p.as_ptr(), src.len()))
+        }
+    }
+
+    /// Clones each element of a slice into the arena.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let names = arena.alloc_slice_clone(&["a".to_string(), "b".to_string()]);
+    /// assert_eq!(names[1], "b");
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_clone(src), src.len())
+    }
+
+    /// Like [`alloc_slice_clone`](Arena::alloc_slice_clone), returning an error instead
+    /// of panicking.
+    #[inline]
+    pub fn try_alloc_slice_clone<T: Clone>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
+        self.try_alloc_slice_init(src.len(), |dst| {
+            for (d, s) in dst.iter_mut().zip(src) {
+                d.write(s.clone());
+            }
+        })
+    }
+
+    /// Allocates a slice of `len` copies of `value`.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.alloc_slice_fill_copy(3, 7u8), &[7, 7, 7]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_copy(len, value), len)
+    }
+
+    /// Like [`alloc_slice_fill_copy`](Arena::alloc_slice_fill_copy), returning an error
+    /// instead of panicking.
+    #[inline]
+    pub fn try_alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> Result<&mut [T], AllocError> {
+        self.try_alloc_slice_init(len, |dst| dst.fill(MaybeUninit::new(value)))
+    }
+
+    /// Allocates a slice of `len` clones of `value`.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let v = arena.alloc_slice_fill_clone(2, &String::from("x"));
+    /// assert_eq!(v, &["x", "x"]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_clone(len, value), len)
+    }
+
+    /// Like [`alloc_slice_fill_clone`](Arena::alloc_slice_fill_clone), returning an error
+    /// instead of panicking.
+    #[inline]
+    pub fn try_alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> Result<&mut [T], AllocError> {
+        self.try_alloc_slice_init(len, |dst| {
+            for d in dst {
+                d.write(value.clone());
+            }
+        })
+    }
+
+    /// Allocates a slice of `len` elements, element `i` being `f(i)`.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.alloc_slice_fill_with(4, |i| i * i), &[0, 1, 4, 9]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_fill_with<T, F: FnMut(usize) -> T>(&self, len: usize, f: F) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_with(len, f), len)
+    }
+
+    /// Like [`alloc_slice_fill_with`](Arena::alloc_slice_fill_with), returning an error
+    /// instead of panicking.
+    #[inline]
+    pub fn try_alloc_slice_fill_with<T, F: FnMut(usize) -> T>(
+        &self,
+        len: usize,
+        mut f: F,
+    ) -> Result<&mut [T], AllocError> {
+        self.try_alloc_slice_init(len, |dst| {
+            for (i, d) in dst.iter_mut().enumerate() {
+                d.write(f(i));
+            }
+        })
+    }
+
+    /// Allocates a slice of `len` default values.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.alloc_slice_fill_default::<u8>(2), &[0, 0]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_fill_default<T: Default>(&self, len: usize) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_default(len), len)
+    }
+
+    /// Like [`alloc_slice_fill_default`](Arena::alloc_slice_fill_default), returning an
+    /// error instead of panicking.
+    #[inline]
+    pub fn try_alloc_slice_fill_default<T: Default>(&self, len: usize) -> Result<&mut [T], AllocError> {
+        self.try_alloc_slice_fill_with(len, |_| T::default())
+    }
+
+    /// Allocates a slice from an iterator that knows its length.
+    ///
+    /// # Panics
+    /// If the iterator yields fewer items than its `len()` said (extra items are not
+    /// taken), or the allocation fails.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.alloc_slice_fill_iter([1, 2, 3].map(|x| x * 10)), &[10, 20, 30]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_slice_fill_iter<T, I>(&self, iter: I) -> &mut [T]
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let iter = iter.into_iter();
+        let len = iter.len();
+        unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_iter(iter), len)
+    }
+
+    /// Like [`alloc_slice_fill_iter`](Arena::alloc_slice_fill_iter), returning an error
+    /// instead of panicking when the allocation fails.
+    #[inline]
+    pub fn try_alloc_slice_fill_iter<T, I>(&self, iter: I) -> Result<&mut [T], AllocError>
+    where
+        I: IntoIterator<Item = T>,
+        I::IntoIter: ExactSizeIterator,
+    {
+        let mut iter = iter.into_iter();
+        self.try_alloc_slice_fill_with(iter.len(), |_| {
+            iter.next().expect("bumpdown: the iterator yielded fewer items than its len()")
+        })
+    }
+
+    /// Allocates a slice from any iterator, growing it as items come. The iterator may
+    /// itself allocate from this arena.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let evens = arena.alloc_iter((0..10).filter(|x| x % 2 == 0));
+    /// assert_eq!(evens, &[0, 2, 4, 6, 8]);
+    /// ```
+    #[inline]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> &mut [T] {
+        unwrap_or_fail::<T, _>(self.try_alloc_iter(iter), usize::MAX)
+    }
+
+    /// Like [`alloc_iter`](Arena::alloc_iter), returning an error instead of panicking.
+    /// Items already taken from the iterator are leaked on error.
+    pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&mut [T], AllocError> {
+        let mut iter = iter.into_iter();
+        if size_of::<T>() == 0 {
+            let mut len = 0usize;
+            for item in iter {
+                mem::forget(item);
+                len = len.checked_add(1).ok_or(AllocError::INVALID_LAYOUT)?;
+            }
+            // SAFETY: zero-sized values need no memory; the `len` forgotten items become
+            // the slice's elements.
+            return Ok(unsafe { core::slice::from_raw_parts_mut(NonNull::<T>::dangling().as_ptr(), len) });
+        }
+        let mut cap = iter.size_hint().0.max(4);
+        let mut buf = self.try_alloc_array_uninit::<T>(cap)?;
+        let mut len = 0;
+        while let Some(item) = iter.next() {
+            if len == cap {
+                let new_cap = cap.checked_mul(2).ok_or(AllocError::INVALID_LAYOUT)?;
+                // SAFETY: `buf` holds `cap` initialized elements of a live block of this
+                // arena with that array layout; `new_cap > cap`.
+                buf = unsafe { self.grow_array(buf, cap, new_cap) }?;
+                cap = new_cap;
+            }
+            // SAFETY: `len < cap`, inside the block.
+            unsafe { buf.as_ptr().add(len).write(item) };
+            len += 1;
+        }
+        // SAFETY: `buf` holds `len` initialized elements of a live block with room for
+        // `cap >= len`.
+        let buf = unsafe { self.shrink_array_to_fit(buf, len, cap) };
+        // SAFETY: `len` initialized elements at `buf`, borrowed as long as the arena.
+        Ok(unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) })
+    }
+
+    /// Grows an array block, in place when it is the newest allocation.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
+    /// all initialized, and `new_cap > cap`.
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+        let old = Layout::array::<T>(cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        let new = Layout::array::<T>(new_cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        // SAFETY: forwarded from the caller; the layouts are the block's and a bigger one.
+        unsafe { self.grow_raw(buf.cast(), old, new) }.map(NonNull::cast)
+    }
+
+    /// When `buf` is the newest allocation, moves its `len` elements to the top of the
+    /// block and gives the rest back. Returns where the elements are.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
+    /// initialized.
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
+        let block = cap * size_of::<T>();
+        if len == cap || !self.is_newest(buf.cast(), block) {
+            return buf;
+        }
+        // Move the elements as high as the block allows while keeping every allocation
+        // aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside the block.
+        let align = align_of::<T>().max(MIN_ALIGN);
+        let dst = round_down_ptr(buf.as_ptr().wrapping_add(cap - len).cast(), align).cast::<T>();
+        // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
+        // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
+        // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new top
+        // is `dst`: inside the block, derived from the arena's pointers, a multiple of
+        // MIN_ALIGN; the bytes below it are unused now.
+        unsafe {
+            ptr::copy(buf.as_ptr(), dst, len);
+            self.set_top(dst.cast());
+            NonNull::new_unchecked(dst)
+        }
+    }
+
+    /// Copies a string into the arena.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let s = arena.alloc_str("hello");
+    /// s.make_ascii_uppercase();
+    /// assert_eq!(s, "HELLO");
+    /// ```
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub fn alloc_str(&self, src: &str) -> &mut str {
+        let bytes = self.alloc_slice_copy(src.as_bytes());
+        // SAFETY: a byte-for-byte copy of a `str`.
+        unsafe { core::str::from_utf8_unchecked_mut(bytes) }
+    }
+
+    /// Like [`alloc_str`](Arena::alloc_str), returning an error instead of panicking.
+    #[inline(always)]
+    pub fn try_alloc_str(&self, src: &str) -> Result<&mut str, AllocError> {
+        let bytes = self.try_alloc_slice_copy(src.as_bytes())?;
+        // SAFETY: a byte-for-byte copy of a `str`.
+        Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
+    }
+
+    /// Allocates a block for `layout`. The block is uninitialized and lives as long as
+    /// the arena (until `reset`).
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena = bumpdown::Arena::new();
+    /// let p = arena.alloc_layout(Layout::from_size_align(24, 8).unwrap());
+    /// assert_eq!(p.as_ptr() as usize % 8, 0);
+    /// ```
+    #[inline(always)]
+    pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
+        match self.try_alloc_layout(layout) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(layout.size(), layout.align(), err),
+        }
+    }
+
+    /// Like [`alloc_layout`](Arena::alloc_layout), returning an error instead of
+    /// panicking.
+    #[inline(always)]
+    pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let top = self.top();
+        match bumping::bump(top.addr(), self.bottom_addr(), layout.size(), layout.align(), MIN_ALIGN) {
+            Some(new_top) => {
+                let p = top.with_addr(new_top);
+                // SAFETY: from `bump`: inside `bottom..=top`, derived from `top`, a
+                // multiple of MIN_ALIGN.
+                unsafe { self.set_top(p) };
+                // SAFETY: at least `bottom >= MIN_BOTTOM`, so not null.
+                Ok(unsafe { NonNull::new_unchecked(p) })
+            }
+            None => self.alloc_slow(layout.size(), layout.align()),
+        }
+    }
+}
+
+/// Rounds a pointer down to a multiple of `align`, keeping its provenance.
+fn round_down_ptr(p: *mut u8, align: usize) -> *mut u8 {
+    p.with_addr(bumping::round_down(p.addr(), align))
+}
+
+/// A zero-sized value needs no memory: any aligned non-null pointer holds it.
+#[inline(always)]
+#[allow(clippy::mut_from_ref)]
+fn zst<'a, T>(val: T) -> &'a mut T {
+    let p = NonNull::<T>::dangling();
+    // SAFETY: writing a zero-sized value through an aligned non-null pointer touches no
+    // memory; the reference to it is valid for any lifetime.
+    unsafe {
+        p.as_ptr().write(val);
+        &mut *p.as_ptr()
+    }
+}
+
+/// The plain methods' way out: the value, or the panic of `alloc_failed`.
+#[inline(always)]
+#[track_caller]
+fn unwrap_or_fail<T, R>(result: Result<R, AllocError>, len: usize) -> R {
+    match result {
+        Ok(r) => r,
+        Err(err) => alloc_failed(len.saturating_mul(size_of::<T>()), align_of::<T>(), err),
+    }
+}

@@ -1,0 +1,142 @@
+//! `&Arena` as an `allocator_api2` allocator: collections, and the exact behaviour of
+//! deallocate / grow / shrink.
+
+mod common;
+
+use allocator_api2::alloc::Allocator;
+use allocator_api2::vec::Vec as AVec;
+use bumpdown::Arena;
+use std::alloc::Layout;
+
+#[test]
+fn hashbrown_and_vec_live_in_the_arena() {
+    let arena = Arena::new();
+    let mut map = hashbrown::HashMap::new_in(&arena);
+    let n = common::scaled(10_000, 200);
+    for i in 0..n {
+        map.insert(i, i * 2);
+    }
+    assert!((0..n).all(|i| map[&i] == i * 2));
+    let mut v = AVec::new_in(&arena);
+    v.extend(0..n as u64);
+    assert_eq!(v.iter().sum::<u64>(), (0..n as u64).sum());
+    assert!(arena.allocated_bytes() > n * 8);
+    arena.check_invariants();
+}
+
+#[test]
+fn deallocating_the_newest_block_gives_its_space_back() {
+    let arena = Arena::with_capacity(4096);
+    let a = &arena;
+    let layout = Layout::new::<[u64; 4]>();
+    let before = arena.chunk_capacity();
+    let p = a.allocate(layout).unwrap();
+    assert_eq!(arena.chunk_capacity(), before - 32);
+    // SAFETY: `p` is live with `layout` and not used again.
+    unsafe { a.deallocate(p.cast(), layout) };
+    assert_eq!(arena.chunk_capacity(), before);
+    // An older block is not the newest: its space stays taken until reset.
+    let old = a.allocate(layout).unwrap();
+    let _new = a.allocate(layout).unwrap();
+    let cap = arena.chunk_capacity();
+    // SAFETY: as above.
+    unsafe { a.deallocate(old.cast(), layout) };
+    assert_eq!(arena.chunk_capacity(), cap);
+    arena.check_invariants();
+}
+
+#[test]
+fn growing_the_newest_block_reuses_its_space() {
+    let arena = Arena::with_capacity(4096);
+    let a = &arena;
+    let before = arena.chunk_capacity();
+    let old = Layout::from_size_align(16, 8).unwrap();
+    let p = a.allocate(old).unwrap().cast::<u8>();
+    // SAFETY: `p` has 16 writable bytes.
+    unsafe { p.as_ptr().copy_from_nonoverlapping(b"0123456789abcdef".as_ptr(), 16) };
+    let new = Layout::from_size_align(64, 8).unwrap();
+    // SAFETY: `p` is live with `old`; 64 >= 16.
+    let q = unsafe { a.grow(p, old, new) }.unwrap();
+    assert_eq!(q.len(), 64);
+    // Bumping down, the data moves down by 48 bytes, and nothing is wasted.
+    assert_eq!(p.as_ptr() as usize - q.cast::<u8>().as_ptr() as usize, 48);
+    assert_eq!(arena.chunk_capacity(), before - 64);
+    // SAFETY: `q` has 64 bytes, the first 16 copied from `p`.
+    assert_eq!(unsafe { std::slice::from_raw_parts(q.cast::<u8>().as_ptr(), 16) }, b"0123456789abcdef");
+    // grow_zeroed zeroes the new part.
+    let bigger = Layout::from_size_align(128, 8).unwrap();
+    // SAFETY: `q` is live with `new`; 128 >= 64.
+    let r = unsafe { a.grow_zeroed(q.cast(), new, bigger) }.unwrap();
+    // SAFETY: 128 initialized bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(r.cast::<u8>().as_ptr(), 128) };
+    assert_eq!(&bytes[..16], b"0123456789abcdef");
+    assert!(bytes[64..].iter().all(|&b| b == 0));
+    assert_eq!(arena.chunk_capacity(), before - 128);
+    arena.check_invariants();
+}
+
+#[test]
+fn growing_an_older_block_copies_it() {
+    let arena = Arena::with_capacity(4096);
+    let a = &arena;
+    let old = Layout::from_size_align(8, 8).unwrap();
+    let p = a.allocate(old).unwrap().cast::<u8>();
+    // SAFETY: 8 writable bytes.
+    unsafe { p.as_ptr().cast::<u64>().write(42) };
+    let _newer = a.allocate(old).unwrap();
+    let new = Layout::from_size_align(32, 8).unwrap();
+    // SAFETY: `p` is live with `old`.
+    let q = unsafe { a.grow(p, old, new) }.unwrap().cast::<u8>();
+    assert_ne!(p, q);
+    // SAFETY: the first 8 bytes were copied.
+    assert_eq!(unsafe { q.as_ptr().cast::<u64>().read() }, 42);
+}
+
+#[test]
+fn shrinking_is_in_place() {
+    let arena = Arena::new();
+    let a = &arena;
+    let old = Layout::from_size_align(64, 8).unwrap();
+    let p = a.allocate(old).unwrap().cast::<u8>();
+    let cap = arena.chunk_capacity();
+    let new = Layout::from_size_align(16, 8).unwrap();
+    // SAFETY: `p` is live with `old`; 16 <= 64.
+    let q = unsafe { a.shrink(p, old, new) }.unwrap();
+    assert_eq!(q.cast::<u8>(), p);
+    assert_eq!(q.len(), 16);
+    assert_eq!(arena.chunk_capacity(), cap);
+}
+
+#[test]
+fn big_out_of_band_blocks_are_freed_on_deallocate_and_grow() {
+    let backing = common::TestAlloc::default();
+    let arena: Arena<1, &common::TestAlloc> = Arena::new_in(&backing);
+    let a = &arena;
+    let big = Layout::from_size_align(1 << 20, 8).unwrap();
+    let p = a.allocate(big).unwrap();
+    assert_eq!(arena.stats().big_chunks, 1);
+    // SAFETY: `p` is live with `big`.
+    unsafe { a.deallocate(p.cast(), big) };
+    assert_eq!(arena.stats().big_chunks, 0);
+    assert_eq!(backing.live_bytes.get(), 0);
+    // A vector that grows past the out-of-band threshold keeps one big chunk at a time.
+    let mut v = AVec::new_in(&arena);
+    for i in 0..(1u64 << 18) {
+        v.push(i);
+    }
+    assert_eq!(arena.stats().big_chunks, 1);
+    drop(v);
+    arena.check_invariants();
+}
+
+#[test]
+fn allocator_errors_are_errors() {
+    let arena = Arena::new();
+    arena.set_allocation_limit(Some(1024));
+    let a = &arena;
+    assert!(a.allocate(Layout::from_size_align(1 << 20, 8).unwrap()).is_err());
+    let mut v: AVec<u8, _> = AVec::new_in(&arena);
+    assert!(v.try_reserve(1 << 20).is_err());
+    v.push(1);
+    assert_eq!(v[0], 1);
+}

@@ -1,0 +1,105 @@
+//! The fast path's size is part of the product: this test builds
+//! `examples/fast_path_probes.rs` in release mode, disassembles it with `objdump`, and
+//! counts the instructions and conditional branches of each probe up to its first `ret`.
+
+#![cfg(all(target_arch = "x86_64", target_os = "linux"))]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Builds the probes and returns the disassembly, or `None` (with a message) if
+/// `objdump` is missing.
+fn disassembly() -> Option<String> {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest.join("../../target"))
+        .join("fast-path-probes");
+    let status = Command::new(env!("CARGO"))
+        .args(["build", "--release", "--quiet", "--example", "fast_path_probes", "-p", "bumpdown"])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(&manifest)
+        .status()
+        .expect("cannot run cargo");
+    assert!(status.success(), "building the probes failed");
+    let binary = target.join("release/examples/fast_path_probes");
+    match Command::new("objdump").args(["-d", "--no-show-raw-insn", "-M", "intel"]).arg(&binary).output() {
+        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
+        _ => {
+            eprintln!("SKIPPED: objdump is not available, fast-path instruction counts not checked");
+            None
+        }
+    }
+}
+
+/// The instructions of `symbol` from its entry up to and including the first `ret`.
+fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    let mut out = Vec::new();
+    for line in asm[start..].lines().skip(1) {
+        let Some((_, insn)) = line.split_once(":\t") else { break };
+        let insn = insn.trim().to_string();
+        let done = insn.starts_with("ret");
+        out.push(insn);
+        if done {
+            return out;
+        }
+    }
+    panic!("{symbol}: no ret found")
+}
+
+fn is_conditional_branch(insn: &str) -> bool {
+    insn.starts_with('j') && !insn.starts_with("jmp")
+}
+
+struct Count {
+    instructions: usize,
+    branches: usize,
+    top_loads: usize,
+}
+
+fn count(asm: &str, symbol: &str, arena_reg: &str) -> Count {
+    let lines = straight_line(asm, symbol);
+    eprintln!("{symbol}:\n    {}", lines.join("\n    "));
+    Count {
+        instructions: lines.len(),
+        branches: lines.iter().filter(|i| is_conditional_branch(i)).count(),
+        top_loads: lines
+            .iter()
+            .filter(|i| i.starts_with("mov") && i.ends_with(&format!("QWORD PTR [{arena_reg}]")))
+            .count(),
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "builds and disassembles a release binary")]
+fn fast_paths_are_short_straight_lines() {
+    let Some(asm) = disassembly() else { return };
+    // The bar: one conditional branch and at most 8 instructions including `ret`.
+    // Values wider than a register take extra moves to store: a `u128` one more, the
+    // 24-byte struct three more (it is copied in from memory).
+    for (probe, extra_moves) in
+        [("u8", 0), ("u16", 0), ("u32", 0), ("u64", 0), ("u128", 1), ("struct24", 3), ("u32_min8", 0)]
+    {
+        let c = count(&asm, &format!("bumpdown_probe_alloc_{probe}"), "rdi");
+        assert_eq!(c.branches, 1, "alloc::<{probe}>: {} conditional branches", c.branches);
+        let limit = 8 + extra_moves;
+        assert!(c.instructions <= limit, "alloc::<{probe}>: {} instructions", c.instructions);
+        assert_eq!(c.top_loads, 1, "alloc::<{probe}> loads top {} times", c.top_loads);
+    }
+    // Alignment folds away when MIN_ALIGN covers the type, and for bytes.
+    for probe in ["u8", "u32_min8"] {
+        let c = count(&asm, &format!("bumpdown_probe_alloc_{probe}"), "rdi");
+        assert!(c.instructions <= 7, "alloc::<{probe}> did not fold its alignment");
+    }
+    // Several allocations in a row: one branch each, but `top` is loaded only once.
+    let c = count(&asm, "bumpdown_probe_alloc_3x_u64", "rsi");
+    assert_eq!(c.branches, 3);
+    assert_eq!(c.top_loads, 1, "top reloaded between allocations");
+    // Run-time lengths: still one branch (the capacity check covers overflow too).
+    for probe in ["alloc_slice_copy_u8", "alloc_str"] {
+        let c = count(&asm, &format!("bumpdown_probe_{probe}"), "rdi");
+        assert_eq!(c.branches, 1, "{probe}: {} conditional branches", c.branches);
+    }
+}
