@@ -5,6 +5,9 @@
 //! `Arena::alloc_slow`. Plain methods panic through `alloc_failed`; `try_` methods
 //! return the `AllocError`.
 
+// Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
+#![allow(clippy::mut_from_ref)]
+
 use core::alloc::Layout;
 use core::mem::{self, align_of, size_of, MaybeUninit};
 use core::ptr::{self, NonNull};
@@ -58,7 +61,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(*point, (2.0, 2.0));
     /// ```
     #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc<T>(&self, val: T) -> &mut T {
         if size_of::<T>() == 0 {
             return zst(val);
@@ -108,7 +110,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(big[4095], 7);
     /// ```
     #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &mut T {
         let p = self.alloc_uninit::<T>();
         // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
@@ -184,9 +185,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 Ok(unsafe { NonNull::new_unchecked(p) }.cast())
             }
             // An overflowing product becomes usize::MAX, which the slow path rejects.
-            None => self
-                .alloc_slow(len.checked_mul(size_of::<T>()).unwrap_or(usize::MAX), align_of::<T>())
-                .map(NonNull::cast),
+            None => self.alloc_slow(len.saturating_mul(size_of::<T>()), align_of::<T>()).map(NonNull::cast),
         }
     }
 
@@ -217,7 +216,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(s, &[9, 2, 3]);
     /// ```
     #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_copy(src), src.len())
     }
@@ -243,7 +241,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(names[1], "b");
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_clone(src), src.len())
     }
@@ -266,7 +263,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_copy(3, 7u8), &[7, 7, 7]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_copy(len, value), len)
     }
@@ -286,7 +282,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(v, &["x", "x"]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_clone(len, value), len)
     }
@@ -309,7 +304,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_with(4, |i| i * i), &[0, 1, 4, 9]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_fill_with<T, F: FnMut(usize) -> T>(&self, len: usize, f: F) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_with(len, f), len)
     }
@@ -336,7 +330,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_default::<u8>(2), &[0, 0]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_fill_default<T: Default>(&self, len: usize) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_default(len), len)
     }
@@ -359,7 +352,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_iter([1, 2, 3].map(|x| x * 10)), &[10, 20, 30]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_slice_fill_iter<T, I>(&self, iter: I) -> &mut [T]
     where
         I: IntoIterator<Item = T>,
@@ -393,7 +385,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(evens, &[0, 2, 4, 6, 8]);
     /// ```
     #[inline]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> &mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_iter(iter), usize::MAX)
     }
@@ -401,7 +392,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Like [`alloc_iter`](Arena::alloc_iter), returning an error instead of panicking.
     /// Items already taken from the iterator are leaked on error.
     pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&mut [T], AllocError> {
-        let mut iter = iter.into_iter();
+        let iter = iter.into_iter();
         if size_of::<T>() == 0 {
             let mut len = 0usize;
             for item in iter {
@@ -415,7 +406,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let mut cap = iter.size_hint().0.max(4);
         let mut buf = self.try_alloc_array_uninit::<T>(cap)?;
         let mut len = 0;
-        while let Some(item) = iter.next() {
+        for item in iter {
             if len == cap {
                 let new_cap = cap.checked_mul(2).ok_or(AllocError::INVALID_LAYOUT)?;
                 // SAFETY: `buf` holds `cap` initialized elements of a live block of this
@@ -482,7 +473,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(s, "HELLO");
     /// ```
     #[inline(always)]
-    #[allow(clippy::mut_from_ref)]
     pub fn alloc_str(&self, src: &str) -> &mut str {
         let bytes = self.alloc_slice_copy(src.as_bytes());
         // SAFETY: a byte-for-byte copy of a `str`.
@@ -540,7 +530,6 @@ fn round_down_ptr(p: *mut u8, align: usize) -> *mut u8 {
 
 /// A zero-sized value needs no memory: any aligned non-null pointer holds it.
 #[inline(always)]
-#[allow(clippy::mut_from_ref)]
 fn zst<'a, T>(val: T) -> &'a mut T {
     let p = NonNull::<T>::dangling();
     // SAFETY: writing a zero-sized value through an aligned non-null pointer touches no

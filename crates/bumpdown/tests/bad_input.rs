@@ -1,18 +1,23 @@
 //! Sizes and alignments that cannot be satisfied: errors from `try_`, clear panics from
 //! the rest, never UB, and the arena stays usable with everything intact.
 
+mod common;
+
 use bumpdown::{AllocErrorKind, Arena};
+use common::TestAlloc;
 use std::alloc::Layout;
 
-fn arena_with_a_value() -> (Arena, *const u64) {
-    let arena = Arena::new();
+/// An arena on an allocator that refuses blocks over 1 GiB, holding one value.
+fn arena_with_a_value(backing: &TestAlloc) -> (Arena<1, &TestAlloc>, *const u64) {
+    let arena = Arena::new_in(backing);
     let p = arena.alloc(0xfeed_u64) as *const u64;
     (arena, p)
 }
 
 #[test]
 fn overflowing_lengths_are_errors() {
-    let (arena, p) = arena_with_a_value();
+    let backing = TestAlloc::small_machine();
+    let (arena, p) = arena_with_a_value(&backing);
     for len in [usize::MAX, usize::MAX / 2, isize::MAX as usize, (isize::MAX as usize) / 8 + 1] {
         let err = arena.try_alloc_slice_fill_copy(len, 0u64).unwrap_err();
         assert_eq!(err.kind(), AllocErrorKind::InvalidLayout, "len {len}");
@@ -30,7 +35,8 @@ fn overflowing_lengths_are_errors() {
 
 #[test]
 fn huge_layouts_and_alignments_are_errors() {
-    let (arena, p) = arena_with_a_value();
+    let backing = TestAlloc::small_machine();
+    let (arena, p) = arena_with_a_value(&backing);
     for (size, align) in [(isize::MAX as usize - 4096, 1), (1, 1 << 40), (usize::MAX / 4, 1 << 20), (1 << 50, 8)] {
         if let Ok(layout) = Layout::from_size_align(size, align) {
             assert!(arena.try_alloc_layout(layout).is_err(), "{size} {align}");
@@ -88,7 +94,19 @@ fn plain_methods_panic_clearly_at_the_limit() {
 #[test]
 fn try_with_capacity_rejects_impossible_sizes() {
     assert_eq!(Arena::try_with_capacity(usize::MAX).unwrap_err().kind(), AllocErrorKind::InvalidLayout);
-    assert!(Arena::try_with_capacity(isize::MAX as usize).is_err());
+    let backing = TestAlloc::small_machine();
+    let err = Arena::<1, &TestAlloc>::try_with_capacity_in(isize::MAX as usize / 2, &backing).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri aborts on a huge allocation instead of returning null")]
+fn the_global_allocator_refusing_is_an_error() {
+    let err = Arena::try_with_capacity(isize::MAX as usize / 2).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
+    let arena = Arena::new();
+    let err = arena.try_alloc_slice_fill_copy(isize::MAX as usize / 2, 0u8).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
 }
 
 #[test]

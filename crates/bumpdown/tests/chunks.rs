@@ -188,7 +188,7 @@ fn run_program(backing: &TestAlloc) -> usize {
     let mut live: Vec<(*const u8, usize, u8)> = Vec::new();
     let mut errors = 0;
     for round in 0..3 {
-        for i in 0..120usize {
+        for i in 0..scaled(120, 36) {
             let len = [1, 10, 100, 3000, 9000, 20_000][i % 6];
             let byte = (i + round) as u8;
             match arena.try_alloc_slice_fill_copy(len, byte) {
@@ -203,7 +203,7 @@ fn run_program(backing: &TestAlloc) -> usize {
         for &(p, len, byte) in &live {
             // SAFETY: allocated from the arena since its last reset.
             let s = unsafe { std::slice::from_raw_parts(p, len) };
-            assert!(s.iter().all(|&b| b == byte), "lost bytes after a failure");
+            assert!(common::all_bytes_are(s, byte), "lost bytes after a failure");
         }
         live.clear();
         arena.reset();

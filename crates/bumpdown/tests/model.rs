@@ -32,7 +32,7 @@ fn check<const M: usize, A: BackingAllocator>(arena: &Arena<M, A>, live: &[Live]
         assert_eq!(addr % l.layout.align().max(M), 0, "misaligned {l:?}");
         // SAFETY: the model only holds live blocks.
         let bytes = unsafe { std::slice::from_raw_parts(l.ptr.as_ptr(), l.layout.size()) };
-        assert!(bytes.iter().all(|&b| b == l.byte), "contents changed: {l:?}");
+        assert!(common::all_bytes_are(bytes, l.byte), "contents changed: {l:?}");
         if l.layout.size() > 0 {
             assert!(arena.debug_owns(addr, l.layout.size()), "outside the arena: {l:?}");
             spans.push((addr, addr + l.layout.size()));
@@ -48,9 +48,10 @@ fn random_layout(rng: &mut Rng) -> Layout {
     let size = match rng.below(10) {
         0 => 0,
         1..=6 => rng.below(64) as usize,
-        7 | 8 => rng.below(5000) as usize,
+        7 | 8 => rng.below(scaled(5000, 2000) as u64) as usize,
         _ => {
-            let bound = if rng.below(4) == 0 { 100_000 } else { 20_000 };
+            // Past the out-of-band threshold (8 KiB with the 64 KiB cap below) either way.
+            let bound = if rng.below(4) == 0 { scaled(100_000, 20_000) } else { scaled(20_000, 10_000) } as u64;
             rng.below(bound) as usize
         }
     };
@@ -103,7 +104,7 @@ fn run<const M: usize>(seed: u64, steps: usize) {
             }
             9 => {
                 let len = rng.below(40) as usize;
-                let Ok(s) = arena.try_alloc_iter(std::iter::repeat(byte).take(len).filter(|_| true)) else { continue };
+                let Ok(s) = arena.try_alloc_iter(std::iter::repeat_n(byte, len).filter(|_| true)) else { continue };
                 live.push(Live { ptr: NonNull::from(&mut *s).cast(), layout: Layout::array::<u8>(len).unwrap(), byte });
             }
             10 | 11 if !live.is_empty() => {
@@ -128,7 +129,7 @@ fn run<const M: usize>(seed: u64, steps: usize) {
                         let kept = old.layout.size().min(new.size());
                         // SAFETY: the block has `new.size()` bytes; the first `kept` were copied.
                         let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), kept) };
-                        assert!(bytes.iter().all(|&b| b == old.byte), "resize lost bytes");
+                        assert!(common::all_bytes_are(bytes, old.byte), "resize lost bytes");
                         fill(p, new.size(), byte);
                         live.push(Live { ptr: p, layout: new, byte });
                     }

@@ -17,6 +17,9 @@ pub struct TestAlloc {
     pub fail_nth: Cell<usize>,
     /// Fail every allocation from then on too.
     pub fail_after: Cell<bool>,
+    /// Refuse blocks larger than this, as a real allocator refuses impossible sizes
+    /// (Miri aborts instead of returning null, so tests of huge sizes use this).
+    pub refuse_above: Cell<Option<usize>>,
 }
 
 impl TestAlloc {
@@ -24,6 +27,13 @@ impl TestAlloc {
         let a = Self::default();
         a.fail_nth.set(n);
         a.fail_after.set(true);
+        a
+    }
+
+    /// An allocator with 1 GiB of memory.
+    pub fn small_machine() -> Self {
+        let a = Self::default();
+        a.refuse_above.set(Some(1 << 30));
         a
     }
 
@@ -38,6 +48,9 @@ unsafe impl BackingAllocator for TestAlloc {
         let n = self.allocs.get() + 1;
         let fail = self.fail_nth.get();
         if fail != 0 && (n == fail || (self.fail_after.get() && n > fail)) {
+            return None;
+        }
+        if self.refuse_above.get().is_some_and(|max| layout.size() > max) {
             return None;
         }
         self.allocs.set(n);
@@ -88,4 +101,12 @@ pub const fn scaled(native: usize, miri: usize) -> usize {
     } else {
         native
     }
+}
+
+/// Whether every byte of `bytes` is `byte`. Compares whole slices (a `memcmp`), which
+/// Miri runs far faster than a byte-by-byte loop.
+pub fn all_bytes_are(bytes: &[u8], byte: u8) -> bool {
+    const BLOCK: usize = 4096;
+    let block = [byte; BLOCK];
+    bytes.chunks(BLOCK).all(|c| c == &block[..c.len()])
 }

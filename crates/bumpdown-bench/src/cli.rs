@@ -1,0 +1,177 @@
+//! Command-line options.
+
+/// How much measuring to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effort {
+    /// Default: the whole report in well under three minutes on two cores.
+    Quick,
+    /// More samples and processes, for numbers worth publishing.
+    Full,
+}
+
+impl Effort {
+    /// Processes the speed table is measured in.
+    pub fn processes(self) -> usize {
+        match self {
+            Effort::Quick => 8,
+            Effort::Full => 12,
+        }
+    }
+
+    /// Recorded samples per cell and process.
+    pub fn samples(self) -> usize {
+        match self {
+            Effort::Quick => 151,
+            Effort::Full => 401,
+        }
+    }
+
+    /// Samples per cell and process taken before recording.
+    pub fn warmup(self) -> usize {
+        match self {
+            Effort::Quick => 10,
+            Effort::Full => 30,
+        }
+    }
+
+    /// The flag that selects this effort (passed on to child processes).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Effort::Quick => "--quick",
+            Effort::Full => "--full",
+        }
+    }
+}
+
+/// What this process was asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Measure everything and print the report.
+    Report,
+    /// Print the row names.
+    List,
+    /// Print the usage text.
+    Help,
+    /// Child: measure the speed table once and print raw samples.
+    SpeedChild {
+        /// Which of the processes this is (0-based), for progress messages.
+        index: usize,
+    },
+    /// Child: run the seed-004 workload for one contender.
+    Seed004Child {
+        /// Contender name.
+        contender: String,
+    },
+}
+
+/// Parsed options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// What to do.
+    pub command: Command,
+    /// How much measuring to do.
+    pub effort: Effort,
+    /// Only rows whose name contains this.
+    pub filter: Option<String>,
+    /// Overrides [`Effort::processes`].
+    pub processes: Option<usize>,
+}
+
+impl Options {
+    /// Processes to measure the speed table in.
+    pub fn processes(&self) -> usize {
+        self.processes.unwrap_or(self.effort.processes()).max(1)
+    }
+
+    /// Whether row `name` is selected by `--filter`.
+    pub fn selects(&self, name: &str) -> bool {
+        self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+}
+
+/// Usage text for `--help` and errors.
+pub const USAGE: &str = "\
+usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N] [--list]
+
+Prints a markdown report comparing bumpdown with other bump allocators on stdout
+(progress on stderr) and writes it to <target dir>/bumpdown-report/report.md.
+
+  --quick          default: about a minute on two cores
+  --full           more samples and processes
+  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\" is a row too)
+  --processes N    measure the speed table in N processes
+  --list           print the row names and exit";
+
+/// Parses the arguments after the program name.
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
+    let mut options = Options { command: Command::Report, effort: Effort::Quick, filter: None, processes: None };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match arg.as_str() {
+            "--quick" => options.effort = Effort::Quick,
+            "--full" => options.effort = Effort::Full,
+            "--list" => options.command = Command::List,
+            "--filter" => options.filter = Some(value("--filter")?),
+            "--processes" => {
+                let n = value("--processes")?;
+                options.processes = Some(n.parse().map_err(|_| format!("bad process count {n:?}"))?);
+            }
+            "--child" => {
+                options.command = match value("--child")?.as_str() {
+                    "speed" => {
+                        let n = value("--child speed")?;
+                        Command::SpeedChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
+                    }
+                    "seed004" => Command::Seed004Child { contender: value("--child seed004")? },
+                    other => return Err(format!("unknown child kind {other:?}")),
+                }
+            }
+            "-h" | "--help" => options.command = Command::Help,
+            // `cargo bench` passes `--bench`; accept it so that works too.
+            "--bench" => {}
+            other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+        }
+    }
+    Ok(options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(line: &str) -> Result<Options, String> {
+        parse(line.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn defaults_to_a_quick_report() {
+        let options = parse_str("").unwrap();
+        assert_eq!(options.command, Command::Report);
+        assert_eq!(options.effort, Effort::Quick);
+        assert!(options.selects("anything"));
+    }
+
+    #[test]
+    fn reads_every_option() {
+        let options = parse_str("--full --filter str_lit --processes 2").unwrap();
+        assert_eq!(options.effort, Effort::Full);
+        assert_eq!(options.processes(), 2);
+        assert!(options.selects("alloc_str_lit_8"));
+        assert!(!options.selects("alloc_u8"));
+        assert_eq!(parse_str("--list").unwrap().command, Command::List);
+        assert_eq!(parse_str("--help").unwrap().command, Command::Help);
+        assert_eq!(
+            parse_str("--child seed004 bumpalo").unwrap().command,
+            Command::Seed004Child { contender: "bumpalo".to_owned() }
+        );
+        assert_eq!(parse_str("--child speed 2").unwrap().command, Command::SpeedChild { index: 2 });
+    }
+
+    #[test]
+    fn rejects_nonsense() {
+        assert!(parse_str("--filter").is_err());
+        assert!(parse_str("--frobnicate").is_err());
+        assert!(parse_str("--child speed x").is_err());
+    }
+}

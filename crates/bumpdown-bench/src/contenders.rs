@@ -1,0 +1,281 @@
+//! The arenas under comparison, behind one small trait.
+//!
+//! Each benchmark kernel is written once, generic over [`Contender`], and
+//! monomorphised per arena: every method here is `#[inline(always)]` and forwards
+//! to the crate's own, ordinary allocation call, so the code in a timed loop is
+//! exactly what a user of that crate would get. Adding an arena means one impl and
+//! one line in [`visit_all`].
+
+/// What a benchmark needs from a bump arena.
+///
+/// Methods return `&mut` from `&self` because that is the shape of every arena API
+/// under test (allocation through a shared reference).
+#[allow(clippy::mut_from_ref)]
+pub trait Contender: Sized + 'static {
+    /// Column name in the report.
+    const NAME: &'static str;
+
+    /// An empty arena, as a user would start one.
+    fn new() -> Self;
+
+    /// An arena whose first chunk holds at least `bytes`, so the timed batches
+    /// never reach the chunk allocator.
+    fn with_capacity(bytes: usize) -> Self;
+
+    /// Moves `value` into the arena.
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T;
+
+    /// Copies `src` into the arena.
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T];
+
+    /// Copies `src` into the arena.
+    fn alloc_str(&self, src: &str) -> &mut str;
+
+    /// Copies a `'static` slice (a literal). Crates without a dedicated call use
+    /// their ordinary slice copy; the length is a compile-time constant either way.
+    #[inline(always)]
+    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
+        self.alloc_slice_copy(src)
+    }
+
+    /// Copies a `'static` string (a literal); see [`Contender::alloc_slice_lit`].
+    #[inline(always)]
+    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
+        self.alloc_str(src)
+    }
+
+    /// Frees every allocation at once with the crate's ordinary reset call.
+    fn reset(&mut self);
+}
+
+/// Something run once per contender type (the arenas are different types, so
+/// this is how code that is generic over [`Contender`] gets called for each).
+pub trait Visitor {
+    /// Called once for each contender, in column order.
+    fn visit<A: Contender>(&mut self);
+}
+
+/// Calls `visitor` for every contender, in the report's column order.
+pub fn visit_all(visitor: &mut impl Visitor) {
+    visitor.visit::<bumpdown::Arena>();
+    visitor.visit::<stumpalo::Arena>();
+    visitor.visit::<bumpalo::Bump>();
+    visitor.visit::<bump_scope::Bump>();
+    visitor.visit::<blink_alloc::Blink>();
+}
+
+/// The contenders' names in column order.
+pub fn names() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl Visitor for Names {
+        fn visit<A: Contender>(&mut self) {
+            self.0.push(A::NAME);
+        }
+    }
+    let mut names = Names(Vec::new());
+    visit_all(&mut names);
+    names.0
+}
+
+impl Contender for bumpdown::Arena {
+    const NAME: &'static str = "bumpdown";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bumpdown::Arena::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        bumpdown::Arena::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpdown::Arena::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpdown::Arena::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpdown::Arena::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        bumpdown::Arena::reset(self);
+    }
+}
+
+impl Contender for stumpalo::Arena {
+    const NAME: &'static str = "stumpalo";
+
+    #[inline(always)]
+    fn new() -> Self {
+        stumpalo::Arena::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        stumpalo::Arena::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        stumpalo::Arena::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        stumpalo::Arena::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        stumpalo::Arena::alloc_str(self, src)
+    }
+    // stumpalo has dedicated calls for literals; use them, as its users would.
+    #[inline(always)]
+    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
+        stumpalo::Arena::alloc_slice_lit_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
+        stumpalo::Arena::alloc_str_lit(self, src)
+    }
+    /// `clear` (alias `reset`) keeps every chunk for reuse.
+    #[inline(always)]
+    fn reset(&mut self) {
+        stumpalo::Arena::clear(self);
+    }
+}
+
+impl Contender for bumpalo::Bump {
+    const NAME: &'static str = "bumpalo";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bumpalo::Bump::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        bumpalo::Bump::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpalo::Bump::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpalo::Bump::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpalo::Bump::alloc_str(self, src)
+    }
+    /// Keeps only the current (newest, largest) chunk and frees the others.
+    #[inline(always)]
+    fn reset(&mut self) {
+        bumpalo::Bump::reset(self);
+    }
+}
+
+impl Contender for bump_scope::Bump {
+    const NAME: &'static str = "bump-scope";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bump_scope::Bump::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        let layout = std::alloc::Layout::from_size_align(bytes, 16).expect("small capacity");
+        bump_scope::Bump::with_capacity(layout)
+    }
+    // `BumpBox::leak` turns the owning box into the plain `&mut` the other crates
+    // return; for `Copy` types the box has no destructor to skip.
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bump_scope::BumpBox::leak(bump_scope::Bump::alloc(self, value))
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bump_scope::BumpBox::leak(bump_scope::Bump::alloc_slice_copy(self, src))
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bump_scope::BumpBox::leak(bump_scope::Bump::alloc_str(self, src))
+    }
+    /// Keeps only the largest chunk and frees the others (`reset_to_start`
+    /// would keep them all; `reset` is the documented everyday call).
+    #[inline(always)]
+    fn reset(&mut self) {
+        bump_scope::Bump::reset(self);
+    }
+}
+
+impl Contender for blink_alloc::Blink {
+    const NAME: &'static str = "blink-alloc";
+
+    #[inline(always)]
+    fn new() -> Self {
+        blink_alloc::Blink::new()
+    }
+    /// Blink allocates its first chunk lazily, at least this large.
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        blink_alloc::Blink::with_chunk_size(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        blink_alloc::Blink::put(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        blink_alloc::Blink::copy_slice(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        blink_alloc::Blink::copy_str(self, src)
+    }
+    /// Keeps only the last chunk and frees the others.
+    #[inline(always)]
+    fn reset(&mut self) {
+        blink_alloc::Blink::reset(self);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every contender stores what it is given, and hands out the same memory
+    /// again after a reset (the property the speed rows rely on).
+    struct Roundtrip;
+    impl Visitor for Roundtrip {
+        fn visit<A: Contender>(&mut self) {
+            let mut arena = A::with_capacity(1 << 16);
+            assert_eq!(*arena.alloc(7u64), 7, "{}", A::NAME);
+            assert_eq!(arena.alloc_slice_copy(&[1u16, 2, 3]), &[1, 2, 3], "{}", A::NAME);
+            assert_eq!(arena.alloc_str("abc"), "abc", "{}", A::NAME);
+            assert_eq!(arena.alloc_slice_lit(&[9u8; 5]), &[9; 5], "{}", A::NAME);
+            assert_eq!(arena.alloc_str_lit("xyz"), "xyz", "{}", A::NAME);
+            let first: *const u64 = {
+                arena.reset();
+                arena.alloc(1u64)
+            };
+            arena.reset();
+            let again: *const u64 = arena.alloc(2u64);
+            assert_eq!(first, again, "{} reuses memory after reset", A::NAME);
+        }
+    }
+
+    #[test]
+    fn every_contender_round_trips() {
+        visit_all(&mut Roundtrip);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names = names();
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}

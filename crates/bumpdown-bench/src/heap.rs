@@ -1,0 +1,97 @@
+//! A global allocator that counts what the arenas ask of the heap.
+//!
+//! Every contender gets its chunks from Rust's global allocator, so counting the
+//! calls here tells, for all of them alike, whether a chunk was allocated inside a
+//! timed region (which would make that sample measure `malloc`, not bumping) and
+//! what a `reset` keeps. The counters are relaxed atomics: one uncontended
+//! `lock add` per chunk allocation, and chunk allocations never happen in a timed
+//! region of a valid sample. The seed-004 `malloc` contenders call libc directly,
+//! so they bypass these counters and pay nothing for them.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// The system allocator, with counters.
+pub struct Counting;
+
+/// Calls to `alloc`, `alloc_zeroed` and `realloc` since the process started.
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+/// Bytes currently allocated.
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// Blocks currently allocated.
+static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Counts a block of `size` bytes that has just been handed out.
+#[inline(always)]
+fn count_new(block: *mut u8, size: usize) -> *mut u8 {
+    if !block.is_null() {
+        CALLS.fetch_add(1, Relaxed);
+        LIVE_BYTES.fetch_add(size, Relaxed);
+        LIVE_BLOCKS.fetch_add(1, Relaxed);
+    }
+    block
+}
+
+// SAFETY: every method forwards to `System` with the caller's arguments unchanged,
+// so `System`'s guarantees carry over; the counters only observe.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract for `layout`.
+        count_new(unsafe { System.alloc(layout) }, layout.size())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: as for `alloc`.
+        count_new(unsafe { System.alloc_zeroed(layout) }, layout.size())
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size(), Relaxed);
+        LIVE_BLOCKS.fetch_sub(1, Relaxed);
+        // SAFETY: the caller passes a block this allocator returned, with its layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
+        let block = unsafe { System.realloc(ptr, layout, new_size) };
+        if !block.is_null() {
+            CALLS.fetch_add(1, Relaxed);
+            LIVE_BYTES.fetch_add(new_size, Relaxed);
+            LIVE_BYTES.fetch_sub(layout.size(), Relaxed);
+        }
+        block
+    }
+}
+
+/// A reading of the counters.
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot {
+    /// Allocation calls so far.
+    pub calls: usize,
+    /// Bytes live now.
+    pub live_bytes: usize,
+    /// Blocks live now.
+    pub live_blocks: usize,
+}
+
+impl Snapshot {
+    /// Reads the counters.
+    #[inline(always)]
+    pub fn now() -> Self {
+        Self {
+            calls: CALLS.load(Relaxed),
+            live_bytes: LIVE_BYTES.load(Relaxed),
+            live_blocks: LIVE_BLOCKS.load(Relaxed),
+        }
+    }
+
+    /// Allocation calls made since `self` was taken.
+    #[inline(always)]
+    pub fn calls_since(self) -> usize {
+        CALLS.load(Relaxed) - self.calls
+    }
+}

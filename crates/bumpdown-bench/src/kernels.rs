@@ -1,0 +1,335 @@
+//! The timed loops, and the two ways each contender is reached.
+//!
+//! A row's work is a [`Work`] value: one step of allocations, repeated `iters`
+//! times per sample. Each contender runs it in two [`Form`]s:
+//!
+//! * [`Form::Local`]: the arena is a local of the function that runs the batch.
+//!   The compiler may keep its bump pointer in a register across the loop.
+//! * [`Form::Ref`]: the arena lives on the heap and the batch runs in an
+//!   `#[inline(never)]` function that only gets `&Arena`, as in code that passes an
+//!   arena down to helpers. Every step must then load and store the pointer.
+//!
+//! Before each timed batch the arena is reset (untimed). Every arena was sized and
+//! filled once before the first sample, so a batch never needs a new chunk; the
+//! heap counters check that for every sample.
+
+use std::hint::black_box;
+
+use crate::contenders::Contender;
+use crate::harness::{Clock, Sample, Sampler};
+use crate::heap;
+
+/// How the benchmark reaches the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Stack-local arena, inlined loop.
+    Local,
+    /// `&Arena` passed to a non-inlined function.
+    Ref,
+}
+
+impl Form {
+    /// Both forms, in report order.
+    pub const ALL: [Form; 2] = [Form::Local, Form::Ref];
+
+    /// Short name used in the child protocol and JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Form::Local => "local",
+            Form::Ref => "ref",
+        }
+    }
+
+    /// Parses [`Form::key`].
+    pub fn from_key(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|form| form.key() == key)
+    }
+}
+
+/// One step of a row: a fixed handful of allocations.
+pub trait Work: Copy + 'static {
+    /// Allocations per step.
+    const ALLOCS: usize;
+    /// Bytes one step allocates (for sizing the arena).
+    fn bytes(&self) -> usize;
+    /// Performs the step; every result goes through `black_box`.
+    fn step<A: Contender>(self, arena: &A);
+}
+
+/// `arena.alloc(value)`, `M` times in a row.
+#[derive(Clone, Copy)]
+pub struct Alloc<T, const M: usize>(pub T);
+
+impl<T: Copy + 'static, const M: usize> Work for Alloc<T, M> {
+    const ALLOCS: usize = M;
+    fn bytes(&self) -> usize {
+        M * size_of::<T>()
+    }
+    #[inline(always)]
+    fn step<A: Contender>(self, arena: &A) {
+        for _ in 0..M {
+            black_box(arena.alloc(self.0));
+        }
+    }
+}
+
+/// `arena.alloc_slice_copy(src)` with a length known only at run time.
+#[derive(Clone, Copy)]
+pub struct Slice<T: 'static>(pub &'static [T]);
+
+impl<T: Copy + 'static> Work for Slice<T> {
+    const ALLOCS: usize = 1;
+    fn bytes(&self) -> usize {
+        size_of_val(self.0)
+    }
+    #[inline(always)]
+    fn step<A: Contender>(self, arena: &A) {
+        black_box(arena.alloc_slice_copy(self.0));
+    }
+}
+
+/// `arena.alloc_str(src)` with a length known only at run time.
+#[derive(Clone, Copy)]
+pub struct Str(pub &'static str);
+
+impl Work for Str {
+    const ALLOCS: usize = 1;
+    fn bytes(&self) -> usize {
+        self.0.len()
+    }
+    #[inline(always)]
+    fn step<A: Contender>(self, arena: &A) {
+        black_box(arena.alloc_str(self.0));
+    }
+}
+
+/// Copy of a `'static` byte slice whose length `N` is a compile-time constant.
+#[derive(Clone, Copy)]
+pub struct SliceLit<const N: usize>(pub &'static [u8; N]);
+
+impl<const N: usize> Work for SliceLit<N> {
+    const ALLOCS: usize = 1;
+    fn bytes(&self) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn step<A: Contender>(self, arena: &A) {
+        black_box(arena.alloc_slice_lit(self.0.as_slice()));
+    }
+}
+
+/// Copy of a `'static` string whose length `N` is a compile-time constant.
+/// Holds the bytes so `N` stays in the type; they are ASCII (checked on creation).
+#[derive(Clone, Copy)]
+pub struct StrLit<const N: usize>(&'static [u8; N]);
+
+impl<const N: usize> StrLit<N> {
+    /// # Panics
+    /// If `bytes` is not ASCII.
+    pub fn new(bytes: &'static [u8; N]) -> Self {
+        assert!(bytes.is_ascii(), "string sources are ASCII");
+        Self(bytes)
+    }
+}
+
+impl<const N: usize> Work for StrLit<N> {
+    const ALLOCS: usize = 1;
+    fn bytes(&self) -> usize {
+        N
+    }
+    #[inline(always)]
+    fn step<A: Contender>(self, arena: &A) {
+        // SAFETY: `StrLit::new` checked the bytes are ASCII, hence UTF-8. The check
+        // is not repeated here because the timed loop must contain only the copy.
+        let src: &'static str = unsafe { std::str::from_utf8_unchecked(self.0) };
+        black_box(arena.alloc_str_lit(src));
+    }
+}
+
+/// Arena capacity for `iters` steps of `work`: the payload plus a quarter for
+/// alignment padding, plus a page for chunk headers.
+fn capacity_for<W: Work>(work: &W, iters: usize) -> usize {
+    let payload = work.bytes() * iters;
+    payload + payload / 4 + 4096
+}
+
+/// A filled-then-reset arena: its chunk exists and its pages are mapped.
+fn prepared<A: Contender, W: Work>(work: W, iters: usize) -> A {
+    let mut arena = A::with_capacity(capacity_for(&work, iters));
+    for _ in 0..2 {
+        for _ in 0..iters {
+            work.step(&arena);
+        }
+        arena.reset();
+    }
+    arena
+}
+
+/// A sampler for `work` on contender `A` in `form`.
+pub fn sampler<A: Contender, W: Work>(form: Form, work: W, iters: usize) -> Sampler {
+    let ops = iters * W::ALLOCS;
+    match form {
+        Form::Local => {
+            let mut slot = Some(prepared::<A, W>(work, iters));
+            Box::new(move |clock| local_batch(&mut slot, work, iters, ops, clock))
+        }
+        Form::Ref => {
+            let mut arena = Box::new(prepared::<A, W>(work, iters));
+            Box::new(move |clock| {
+                arena.reset();
+                let work = black_box(work);
+                let heap = heap::Snapshot::now();
+                let start = clock.start();
+                batch_behind_ref(&*arena, work, iters);
+                let ns_per_op = clock.per_op(start, ops);
+                Sample { ns_per_op, heap_calls: heap.calls_since() }
+            })
+        }
+    }
+}
+
+/// One sample with the arena moved into this frame.
+///
+/// Passing the arena through `black_box` on the way in makes it a genuinely new
+/// local: the compiler cannot keep working on the copy in `slot` instead.
+#[inline(never)]
+fn local_batch<A: Contender, W: Work>(
+    slot: &mut Option<A>,
+    work: W,
+    iters: usize,
+    ops: usize,
+    clock: &Clock,
+) -> Sample {
+    let mut arena: A = black_box(slot.take().expect("arena is returned after each sample"));
+    arena.reset();
+    let work = black_box(work);
+    let heap = heap::Snapshot::now();
+    let start = clock.start();
+    for _ in 0..iters {
+        work.step(&arena);
+    }
+    let ns_per_op = clock.per_op(start, ops);
+    let heap_calls = heap.calls_since();
+    *slot = Some(arena);
+    Sample { ns_per_op, heap_calls }
+}
+
+/// The batch, out of line: the arena is only known as a reference.
+#[inline(never)]
+fn batch_behind_ref<A: Contender, W: Work>(arena: &A, work: W, iters: usize) {
+    for _ in 0..iters {
+        work.step(arena);
+    }
+}
+
+/// Allocations each arena holds when the `clear` rows reset it.
+pub const CLEAR_FILL: usize = 8;
+/// Arenas reset per `clear` sample: a single reset is too short to time alone.
+pub const CLEAR_ARENAS: usize = 128;
+
+/// Puts [`CLEAR_FILL`] `u64`s into `arena`.
+#[inline(always)]
+fn fill<A: Contender>(arena: &A) {
+    for i in 0..CLEAR_FILL {
+        black_box(arena.alloc(i as u64));
+    }
+}
+
+/// A sampler for `clear`: the time of one `reset` of an arena holding
+/// [`CLEAR_FILL`] allocations. Each sample fills [`CLEAR_ARENAS`] arenas
+/// (untimed), then times resetting all of them.
+pub fn clear_sampler<A: Contender>(form: Form) -> Sampler {
+    let mut arenas: Box<[A; CLEAR_ARENAS]> = Box::new(std::array::from_fn(|_| A::with_capacity(4096)));
+    for arena in arenas.iter_mut() {
+        fill(arena);
+        arena.reset();
+    }
+    match form {
+        Form::Local => {
+            let mut slot = Some(arenas);
+            Box::new(move |clock| local_clear(&mut slot, clock))
+        }
+        Form::Ref => Box::new(move |clock| {
+            for arena in arenas.iter() {
+                fill(arena);
+            }
+            let heap = heap::Snapshot::now();
+            let start = clock.start();
+            reset_each_behind_ref(&mut arenas[..]);
+            let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
+            Sample { ns_per_op, heap_calls: heap.calls_since() }
+        }),
+    }
+}
+
+/// `clear`, with the arenas moved into this frame for the sample.
+#[inline(never)]
+fn local_clear<A: Contender>(slot: &mut Option<Box<[A; CLEAR_ARENAS]>>, clock: &Clock) -> Sample {
+    let boxed = slot.take().expect("arenas are returned after each sample");
+    let mut arenas: [A; CLEAR_ARENAS] = black_box(*boxed);
+    for arena in arenas.iter() {
+        fill(arena);
+    }
+    let heap = heap::Snapshot::now();
+    let start = clock.start();
+    for arena in arenas.iter_mut() {
+        arena.reset();
+    }
+    let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
+    let heap_calls = heap.calls_since();
+    *slot = Some(Box::new(arenas));
+    Sample { ns_per_op, heap_calls }
+}
+
+#[inline(never)]
+fn reset_each_behind_ref<A: Contender>(arenas: &mut [A]) {
+    for arena in arenas {
+        arena.reset();
+    }
+}
+
+/// A sampler for `clear_and_reuse`: one operation is a `reset` followed by
+/// [`CLEAR_FILL`] allocations, repeated `iters` times on one arena.
+pub fn clear_and_reuse_sampler<A: Contender>(form: Form, iters: usize) -> Sampler {
+    let mut arena = Box::new(A::with_capacity(4096));
+    fill(&*arena);
+    arena.reset();
+    match form {
+        Form::Local => {
+            let mut slot = Some(*arena);
+            Box::new(move |clock| local_clear_and_reuse(&mut slot, iters, clock))
+        }
+        Form::Ref => Box::new(move |clock| {
+            fill(&*arena);
+            let heap = heap::Snapshot::now();
+            let start = clock.start();
+            reset_and_refill_behind_ref(&mut *arena, iters);
+            let ns_per_op = clock.per_op(start, iters);
+            Sample { ns_per_op, heap_calls: heap.calls_since() }
+        }),
+    }
+}
+
+#[inline(never)]
+fn local_clear_and_reuse<A: Contender>(slot: &mut Option<A>, iters: usize, clock: &Clock) -> Sample {
+    let mut arena: A = black_box(slot.take().expect("arena is returned after each sample"));
+    fill(&arena);
+    let heap = heap::Snapshot::now();
+    let start = clock.start();
+    for _ in 0..iters {
+        arena.reset();
+        fill(&arena);
+    }
+    let ns_per_op = clock.per_op(start, iters);
+    let heap_calls = heap.calls_since();
+    *slot = Some(arena);
+    Sample { ns_per_op, heap_calls }
+}
+
+#[inline(never)]
+fn reset_and_refill_behind_ref<A: Contender>(arena: &mut A, iters: usize) {
+    for _ in 0..iters {
+        arena.reset();
+        fill(arena);
+    }
+}

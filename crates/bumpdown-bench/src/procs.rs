@@ -1,0 +1,22 @@
+//! Re-running this binary as a child process.
+//!
+//! Children keep measurements apart: each speed-table run gets its own stack
+//! placement, and each seed-004 contender its own heap and peak-RSS counter.
+
+use std::process::{Command, Stdio};
+
+/// Runs this executable with `args`, passing its stderr (progress) through, and
+/// returns what it printed on stdout.
+pub fn run_self(args: &[String]) -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let output = Command::new(&exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    if !output.status.success() {
+        return Err(format!("child {args:?} failed: {}", output.status));
+    }
+    String::from_utf8(output.stdout).map_err(|_| format!("child {args:?} printed non-UTF-8"))
+}

@@ -1,0 +1,436 @@
+//! Turns the measurements into the markdown report (and its JSON twin), and
+//! finds where to save them.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::Options;
+use crate::contenders;
+use crate::json::Json;
+use crate::kernels::Form;
+use crate::machine::Machine;
+use crate::resets::{self, ResetResult};
+use crate::seed004::{self, Seed004Result};
+use crate::speed::{self, SpeedResults};
+
+/// Everything the report shows.
+pub struct Report {
+    /// Where it ran.
+    pub machine: Machine,
+    /// How it was asked to run.
+    pub options: Options,
+    /// The speed table, if any row was selected.
+    pub speed: Option<SpeedResults>,
+    /// What each reset keeps.
+    pub resets: Vec<ResetResult>,
+    /// The seed-004 workload, if selected.
+    pub seed004: Option<Vec<Seed004Result>>,
+}
+
+/// Colour bands for a ratio to the fastest, as in stumpalo's README.
+const BANDS: [(f64, &str); 5] = [(1.05, "✅"), (1.15, "🟢"), (1.35, "🟡"), (1.60, "🟠"), (2.50, "🔴")];
+const BEYOND: &str = "🟥";
+
+fn colour(ratio: f64) -> &'static str {
+    BANDS.iter().find(|(limit, _)| ratio <= *limit).map_or(BEYOND, |(_, mark)| mark)
+}
+
+fn legend() -> String {
+    let mut legend = String::new();
+    for (limit, mark) in BANDS {
+        let _ = write!(legend, "{mark} ≤{limit:.2}x  ");
+    }
+    let _ = write!(legend, "{BEYOND} >{:.2}x", BANDS[BANDS.len() - 1].0);
+    legend
+}
+
+/// Nanoseconds with about three significant digits.
+fn ns(value: f64) -> String {
+    if value < 10.0 {
+        format!("{value:.2}")
+    } else if value < 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+/// `n` with thousands separators.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.1}", bytes as f64 / (1 << 20) as f64)
+}
+
+fn form_title(form: Form) -> &'static str {
+    match form {
+        Form::Local => "Stack-local arena (owned by the benchmark function, loop inlined)",
+        Form::Ref => "Arena reached through `&Arena` in an `#[inline(never)]` function",
+    }
+}
+
+impl Report {
+    /// The report as markdown.
+    pub fn markdown(&self) -> String {
+        let mut md = String::from("# bumpdown benchmark report\n\n");
+        self.header(&mut md);
+        if let Some(speed) = &self.speed {
+            self.speed_section(&mut md, speed);
+        }
+        if !self.resets.is_empty() {
+            self.reset_section(&mut md);
+        }
+        if let Some(seed004) = &self.seed004 {
+            seed004_section(&mut md, seed004);
+        }
+        md
+    }
+
+    fn header(&self, md: &mut String) {
+        let m = &self.machine;
+        let crates = m.crates.iter().map(|(name, version)| format!("{name} {version}")).collect::<Vec<_>>().join(", ");
+        let effort = match self.options.effort {
+            crate::cli::Effort::Quick => "quick (default)",
+            crate::cli::Effort::Full => "full",
+        };
+        let _ = writeln!(md, "| machine | |\n|---|---|");
+        let _ = writeln!(md, "| CPU | {} |", m.cpu);
+        let _ = writeln!(md, "| cores | {} |", m.cores);
+        let _ = writeln!(md, "| kernel | {} |", m.kernel);
+        let _ = writeln!(md, "| rustc | {} |", m.rustc);
+        let _ = writeln!(md, "| crates | {crates} |");
+        let _ = writeln!(md, "| effort | {effort} |");
+        if let Some(filter) = &self.options.filter {
+            let _ = writeln!(md, "| filter | `{filter}` |");
+        }
+        md.push('\n');
+    }
+
+    fn speed_section(&self, md: &mut String, speed: &SpeedResults) {
+        let processes = speed.process_count();
+        let _ = writeln!(md, "## Speed\n");
+        let _ = writeln!(
+            md,
+            "- Each cell: median time per operation over {} samples ({processes} processes × {}), and \
+             the ratio to the fastest contender of the row (1.00x = fastest).\n\
+             - A sample is one timed batch of 1,000–10,000 allocations (fewer for large sizes: a batch \
+             spans about 256 KiB) into an arena that was sized and filled beforehand and reset, untimed, \
+             before the batch, so no timed batch allocates a chunk (checked at the global allocator: ⚠ \
+             marks a cell where one did). Clock overhead ({} ns per timed region) is subtracted.\n\
+             - All cells of a row take turns sample by sample, starting with a different one each round.\n\
+             - Each contender uses its ordinary calls: `alloc`, `alloc_slice_copy`, `alloc_str`, `reset` \
+             (blink-alloc: `put`, `copy_slice`, `copy_str`); in the `_lit` rows stumpalo uses its own \
+             `alloc_slice_lit_copy` / `alloc_str_lit`. Copy sources start a 4 KiB page.\n\
+             - The processes measure on a thread whose stack is shifted by 16 bytes per process, so \
+             stack-local arenas land in every 16-byte slot of a cache line (stack offsets mod 64: {:?}). \
+             *spread*: for the cell of the row where it is widest, the range of the per-process medians \
+             (a whole process running faster or slower moves all of its cells alike) and the range of \
+             the per-process ratios to the row's fastest (what placement does to the comparison).\n\
+             - Measuring took {:.0} s.\n",
+            processes * speed.samples_per_process,
+            speed.samples_per_process,
+            ns(speed.clock_overheads.iter().copied().fold(0.0, f64::max)),
+            speed.stack_offsets,
+            speed.elapsed.as_secs_f64(),
+        );
+        for form in Form::ALL {
+            speed_table(md, speed, form);
+        }
+        let _ = writeln!(md, "<details><summary>What each row allocates</summary>\n");
+        let _ = writeln!(md, "| case | what | unit |\n|---|---|---|");
+        for row in &speed.rows {
+            let _ = writeln!(md, "| {} | {} | {} |", row.name, row.what, row.unit.describe());
+        }
+        let _ = writeln!(md, "\n</details>\n");
+    }
+
+    fn reset_section(&self, md: &mut String) {
+        let _ = writeln!(md, "## What `reset` keeps\n");
+        let _ = writeln!(
+            md,
+            "Each arena starts empty, receives {} MiB in 1 KiB `alloc_slice_copy`s, is reset, \
+             then receives the same again. Counted at the global allocator.\n",
+            resets::FILL_BYTES >> 20
+        );
+        let _ = writeln!(
+            md,
+            "| contender | chunks (MiB) after the fill | kept by `reset` | chunk allocations for the refill |\n|---|---|---|---|"
+        );
+        for r in &self.resets {
+            let _ = writeln!(
+                md,
+                "| {} | {} ({}) | {} ({}) | {} |",
+                r.name,
+                r.filled.0,
+                mib(r.filled.1),
+                r.kept.0,
+                mib(r.kept.1),
+                r.refill_calls
+            );
+        }
+        md.push('\n');
+    }
+
+    /// The report as JSON, with every per-process median.
+    pub fn json(&self) -> Json {
+        let m = &self.machine;
+        let mut fields = vec![
+            (
+                "machine",
+                Json::Obj(vec![
+                    ("cpu", m.cpu.clone().into()),
+                    ("cores", m.cores.into()),
+                    ("kernel", m.kernel.clone().into()),
+                    ("rustc", m.rustc.into()),
+                    ("crates", Json::Obj(m.crates.iter().map(|(name, version)| (*name, (*version).into())).collect())),
+                ]),
+            ),
+            ("effort", self.options.effort.flag().into()),
+        ];
+        if let Some(speed) = &self.speed {
+            let cells = speed
+                .cells
+                .iter()
+                .map(|c| {
+                    let fastest = speed
+                        .cells
+                        .iter()
+                        .filter(|o| o.row == c.row && o.form == c.form)
+                        .map(|o| o.median_ns)
+                        .fold(f64::INFINITY, f64::min);
+                    Json::Obj(vec![
+                        ("row", c.row.clone().into()),
+                        ("form", c.form.key().into()),
+                        ("contender", c.contender.clone().into()),
+                        ("median_ns", c.median_ns.into()),
+                        ("ratio_to_fastest", (c.median_ns / fastest).into()),
+                        ("process_medians_ns", c.process_medians.clone().into()),
+                        ("process_medians_min_ns", speed::range(&c.process_medians).0.into()),
+                        ("process_medians_max_ns", speed::range(&c.process_medians).1.into()),
+                        ("process_ratios", c.process_ratios.clone().into()),
+                        ("samples", c.samples.into()),
+                        ("samples_with_heap_calls", c.heap_events.into()),
+                    ])
+                })
+                .collect();
+            fields.push((
+                "speed",
+                Json::Obj(vec![
+                    ("stack_offsets_mod_64", speed.stack_offsets.clone().into()),
+                    ("clock_overhead_ns", speed.clock_overheads.clone().into()),
+                    ("cells", Json::Arr(cells)),
+                ]),
+            ));
+        }
+        fields.push((
+            "resets",
+            Json::Arr(
+                self.resets
+                    .iter()
+                    .map(|r| {
+                        Json::Obj(vec![
+                            ("contender", r.name.into()),
+                            ("filled_chunks", r.filled.0.into()),
+                            ("filled_bytes", r.filled.1.into()),
+                            ("kept_chunks", r.kept.0.into()),
+                            ("kept_bytes", r.kept.1.into()),
+                            ("refill_heap_calls", r.refill_calls.into()),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ));
+        if let Some(seed004) = &self.seed004 {
+            fields.push((
+                "seed004",
+                Json::Arr(
+                    seed004
+                        .iter()
+                        .map(|r| {
+                            Json::Obj(vec![
+                                ("contender", r.name.clone().into()),
+                                ("cold_ns_per_alloc", r.cold.ns.into()),
+                                ("warm_ns_per_alloc", r.warm.ns.into()),
+                                ("cold_page_faults", (r.cold.faults as f64).into()),
+                                ("warm_page_faults", (r.warm.faults as f64).into()),
+                                ("release_ms", r.release_ms.into()),
+                                ("peak_rss_bytes", (r.peak_rss as f64).into()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ));
+        }
+        Json::Obj(fields)
+    }
+}
+
+/// One speed table: a row per case, a column per contender.
+fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
+    let names = contenders::names();
+    let _ = writeln!(md, "### {}\n", form_title(form));
+    let _ = writeln!(md, "| case | {} | spread |", names.join(" | "));
+    let _ = writeln!(md, "|---|{}---|", "---|".repeat(names.len()));
+    // Per contender: sum of ln(ratio) over the rows every contender has, for the
+    // geometric mean (the fair average of ratios).
+    let mut log_ratio_sums = vec![0.0; names.len()];
+    let mut complete_rows = 0usize;
+    for row in &speed.rows {
+        let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name)).collect();
+        let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+        let complete = cells.iter().all(Option::is_some) && fastest > 0.0;
+        complete_rows += usize::from(complete);
+        let _ = write!(md, "| {} |", row.name);
+        for (i, cell) in cells.iter().enumerate() {
+            match cell {
+                Some(cell) if fastest > 0.0 => {
+                    let ratio = cell.median_ns / fastest;
+                    if complete {
+                        log_ratio_sums[i] += ratio.ln();
+                    }
+                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
+                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
+                }
+                Some(cell) => {
+                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
+                }
+                None => md.push_str(" — |"),
+            }
+        }
+        if speed.process_count() > 1 {
+            let _ = writeln!(md, " {} |", spread_cell(&cells));
+        } else {
+            md.push_str(" — |\n");
+        }
+    }
+    if complete_rows > 0 {
+        let _ = write!(md, "| **geometric mean of ratios** |");
+        for sum in &log_ratio_sums {
+            let mean = (sum / complete_rows as f64).exp();
+            let _ = write!(md, " {} **{mean:.2}x** |", colour(mean));
+        }
+        md.push_str(" |\n");
+    }
+    let _ = writeln!(md, "\n{}\n", legend());
+}
+
+/// The spread column: the widest range of per-process medians and of
+/// per-process ratios among a row's cells.
+fn spread_cell(cells: &[Option<&speed::CellResult>]) -> String {
+    let widest = |values: fn(&speed::CellResult) -> &[f64]| {
+        cells
+            .iter()
+            .flatten()
+            .max_by(|a, b| speed::relative_spread(values(a)).total_cmp(&speed::relative_spread(values(b))))
+            .map(|cell| (cell.contender.as_str(), speed::range(values(cell))))
+    };
+    let medians = widest(|c| &c.process_medians);
+    let ratios = widest(|c| &c.process_ratios);
+    match (medians, ratios) {
+        (Some((m_name, (m_lo, m_hi))), Some((r_name, (r_lo, r_hi)))) => {
+            format!("{}–{} ns ({m_name}); {r_lo:.2}–{r_hi:.2}x ({r_name})", ns(m_lo), ns(m_hi))
+        }
+        _ => "—".to_owned(),
+    }
+}
+
+fn seed004_section(md: &mut String, results: &[Seed004Result]) {
+    let _ = writeln!(md, "## Seed-004: ten million 64-byte allocations\n");
+    let _ = writeln!(
+        md,
+        "- Each contender runs in its own process: {} allocations of {} bytes, each written in \
+         full; then everything is freed at once (arena `reset`, or the `free`s); then all {} again \
+         (pass 2, warm).\n\
+         - Arenas start empty (`new()`), so pass 1 includes chunk growth and page faults; a page \
+         fault maps one fresh 4 KiB page, so a warm pass without faults reused all of its memory.\n\
+         - `bare-bump` moves a pointer through a buffer written in full beforehand: the floor.\n\
+         - Peak RSS is the child's `getrusage` `ru_maxrss`, compared with the {} MB payload.\n",
+        thousands(seed004::COUNT),
+        seed004::SIZE,
+        thousands(seed004::COUNT),
+        seed004::PAYLOAD / 1_000_000
+    );
+    let floor = results.iter().find(|r| r.name == seed004::BARE_BUMP).map(|r| r.warm.ns);
+    let _ = writeln!(
+        md,
+        "| contender | pass 1 (cold) ns/alloc | pass 2 (warm) ns/alloc | warm vs bare bump | page faults pass 1 / 2 | free between passes | peak RSS | peak RSS / payload |\n|---|---|---|---|---|---|---|---|"
+    );
+    for r in results {
+        let versus = floor.filter(|f| *f > 0.0).map_or("—".to_owned(), |f| format!("{:.2}x", r.warm.ns / f));
+        let release = if r.release_ms > 0.0 { format!("{:.1} ms", r.release_ms) } else { "—".to_owned() };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {versus} | {} / {} | {release} | {:.0} MB | {:.2}x |",
+            r.name,
+            ns(r.cold.ns),
+            ns(r.warm.ns),
+            r.cold.faults,
+            r.warm.faults,
+            r.peak_rss as f64 / 1e6,
+            r.peak_rss as f64 / seed004::PAYLOAD as f64,
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n`malloc-free-each` frees each block at once, so it never holds the payload; \
+         `malloc-all-free-all`'s RSS includes its 80 MB pointer array.\n"
+    );
+}
+
+/// The cargo target directory: `CARGO_TARGET_DIR` if set, else the nearest
+/// ancestor of this executable that cargo marked with `CACHEDIR.TAG`.
+pub fn target_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let exe = std::env::current_exe().ok()?;
+    let parent = exe.parent()?;
+    parent.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).or_else(|| parent.parent()).map(Path::to_path_buf)
+}
+
+/// Writes `report.md` and `report.json` under `<target>/bumpdown-report/`.
+pub fn save(markdown: &str, json: &Json) -> Result<PathBuf, String> {
+    let dir = target_dir().ok_or("cannot find the target directory")?.join("bumpdown-report");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let md_path = dir.join("report.md");
+    std::fs::write(&md_path, markdown).map_err(|e| format!("writing {}: {e}", md_path.display()))?;
+    let json_path = dir.join("report.json");
+    std::fs::write(&json_path, format!("{json}\n")).map_err(|e| format!("writing {}: {e}", json_path.display()))?;
+    Ok(md_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_bands_match_the_legend() {
+        assert_eq!(colour(1.0), "✅");
+        assert_eq!(colour(1.05), "✅");
+        assert_eq!(colour(1.10), "🟢");
+        assert_eq!(colour(1.30), "🟡");
+        assert_eq!(colour(1.50), "🟠");
+        assert_eq!(colour(2.50), "🔴");
+        assert_eq!(colour(2.51), "🟥");
+        assert!(legend().starts_with("✅ ≤1.05x"));
+    }
+
+    #[test]
+    fn nanoseconds_keep_about_three_digits() {
+        assert_eq!(ns(0.8412), "0.84");
+        assert_eq!(ns(12.34), "12.3");
+        assert_eq!(ns(1234.4), "1234");
+        assert_eq!(thousands(10_000_000), "10,000,000");
+        assert_eq!(thousands(999), "999");
+    }
+}

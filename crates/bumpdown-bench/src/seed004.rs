@@ -1,0 +1,313 @@
+//! The seed-004 workload: ten million 64-byte allocations, each written in full,
+//! then everything freed at once, then the same again on the warm allocator.
+//!
+//! It asks what an arena costs per allocation once chunk growth, page faults and
+//! reuse after a reset are included, and how much memory it holds at its peak.
+//! Every contender runs in a process of its own, so each starts from a fresh heap
+//! and `getrusage`'s peak RSS is its own.
+//!
+//! Besides the arenas there are three reference points:
+//! * `bare-bump`: a pointer moving through a buffer that was written in full
+//!   beforehand (untimed): no bounds check, no chunks, no page faults. The floor.
+//! * `malloc-free-each`: glibc `malloc`, write, `free`, per allocation, as the
+//!   original C benchmark did. Its memory is reused at once, so it stays small.
+//! * `malloc-all-free-all`: all `malloc`s, then all `free`s, the heap-only way to
+//!   hold ten million objects at once. Its peak RSS includes the 80 MB array of
+//!   pointers it needs to free them.
+
+use std::alloc::Layout;
+use std::hint::black_box;
+use std::ptr;
+use std::time::Instant;
+
+use crate::contenders::{self, Contender, Visitor};
+use crate::procs;
+use crate::speed::Progress;
+
+/// Allocations per pass.
+pub const COUNT: usize = 10_000_000;
+/// Bytes per allocation.
+pub const SIZE: usize = 64;
+/// Bytes allocated per pass.
+pub const PAYLOAD: usize = COUNT * SIZE;
+
+/// The floor contender's name.
+pub const BARE_BUMP: &str = "bare-bump";
+const MALLOC_EACH: &str = "malloc-free-each";
+const MALLOC_ALL: &str = "malloc-all-free-all";
+
+/// One contender's run.
+#[derive(Clone, Debug)]
+pub struct Seed004Result {
+    /// Contender name.
+    pub name: String,
+    /// Pass 1 (cold).
+    pub cold: Pass,
+    /// Pass 2 (warm).
+    pub warm: Pass,
+    /// Time to free everything between the passes (reset or `free`s), ms.
+    pub release_ms: f64,
+    /// Peak resident set of the child process, bytes.
+    pub peak_rss: u64,
+}
+
+/// Every contender, floor first.
+pub fn names() -> Vec<String> {
+    let mut names = vec![BARE_BUMP.to_owned()];
+    names.extend(contenders::names().into_iter().map(str::to_owned));
+    names.extend([MALLOC_EACH.to_owned(), MALLOC_ALL.to_owned()]);
+    names
+}
+
+/// Parent side: runs one child per contender.
+pub fn measure() -> Result<Vec<Seed004Result>, String> {
+    let names = names();
+    let mut progress = Progress::new("seed004".to_owned(), names.len());
+    let mut results = Vec::new();
+    for name in names {
+        progress.show(&name);
+        let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()])?;
+        results.push(parse(&output).ok_or_else(|| format!("seed004 child {name}: bad output {output:?}"))?);
+    }
+    progress.done();
+    Ok(results)
+}
+
+fn parse(output: &str) -> Option<Seed004Result> {
+    let mut fields = output.trim().split('\t');
+    if fields.next()? != "seed004" {
+        return None;
+    }
+    let name = fields.next()?.to_owned();
+    let mut number = || fields.next()?.parse::<f64>().ok();
+    Some(Seed004Result {
+        name,
+        cold: Pass { ns: number()?, faults: number()? as u64 },
+        warm: Pass { ns: number()?, faults: number()? as u64 },
+        release_ms: number()?,
+        peak_rss: number()? as u64,
+    })
+}
+
+/// Child side: runs contender `name` and prints one result line.
+pub fn child_main(name: &str) -> Result<(), String> {
+    let Run { cold, release_ms, warm } = match name {
+        BARE_BUMP => bare_bump(),
+        MALLOC_EACH => malloc_free_each(),
+        MALLOC_ALL => malloc_all_free_all(),
+        _ => {
+            let mut run = ArenaRun { name, result: None };
+            contenders::visit_all(&mut run);
+            run.result.ok_or_else(|| format!("no seed004 contender named {name:?}"))?
+        }
+    };
+    println!(
+        "seed004\t{name}\t{}\t{}\t{}\t{}\t{release_ms}\t{}",
+        cold.ns,
+        cold.faults,
+        warm.ns,
+        warm.faults,
+        usage().peak_rss
+    );
+    Ok(())
+}
+
+/// One pass over all `COUNT` allocations.
+#[derive(Clone, Copy, Debug)]
+pub struct Pass {
+    /// Nanoseconds per allocation.
+    pub ns: f64,
+    /// Minor page faults during the pass (each maps a fresh page).
+    pub faults: u64,
+}
+
+/// A contender's whole run.
+struct Run {
+    cold: Pass,
+    release_ms: f64,
+    warm: Pass,
+}
+
+/// Times one pass of `step(i)` for every `i`.
+#[inline(always)]
+fn pass(mut step: impl FnMut(usize)) -> Pass {
+    let faults_before = usage().minor_faults;
+    let start = Instant::now();
+    for i in 0..COUNT {
+        step(i);
+    }
+    let ns = start.elapsed().as_nanos() as f64 / COUNT as f64;
+    Pass { ns, faults: usage().minor_faults - faults_before }
+}
+
+/// The bytes every contender writes for allocation `i`.
+#[inline(always)]
+fn payload(i: usize) -> [u8; SIZE] {
+    [i as u8; SIZE]
+}
+
+/// Times `release`, in ms.
+fn release_time(release: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    release();
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+struct ArenaRun<'a> {
+    name: &'a str,
+    result: Option<Run>,
+}
+
+impl Visitor for ArenaRun<'_> {
+    fn visit<A: Contender>(&mut self) {
+        if A::NAME == self.name {
+            self.result = Some(arena::<A>());
+        }
+    }
+}
+
+/// An arena as a user would have it: created empty, growing as it goes.
+#[inline(never)]
+fn arena<A: Contender>() -> Run {
+    let mut arena = A::new();
+    let cold = pass(|i| {
+        black_box(arena.alloc(payload(i)));
+    });
+    let release = release_time(|| arena.reset());
+    let warm = pass(|i| {
+        black_box(arena.alloc(payload(i)));
+    });
+    drop(arena);
+    Run { cold, release_ms: release, warm }
+}
+
+#[inline(never)]
+fn bare_bump() -> Run {
+    let layout = Layout::from_size_align(PAYLOAD, 4096).expect("valid layout");
+    // SAFETY: `layout` has a non-zero size.
+    let buffer = unsafe { std::alloc::alloc(layout) };
+    assert!(!buffer.is_null(), "out of memory");
+    // Touch every page first (untimed): the floor pays no page faults.
+    // SAFETY: `buffer` is valid for `PAYLOAD` bytes.
+    unsafe { ptr::write_bytes(buffer, 1, PAYLOAD) };
+    let run = || {
+        let mut next = buffer;
+        pass(|i| {
+            let slot = next.cast::<[u8; SIZE]>();
+            // SAFETY: `pass` makes `COUNT` steps, each taking the next `SIZE`
+            // bytes, so `slot` lies within the `COUNT * SIZE`-byte buffer, and
+            // `[u8; SIZE]` has alignment 1.
+            unsafe {
+                slot.write(payload(i));
+                next = next.add(SIZE);
+            }
+            black_box(slot);
+        })
+    };
+    let cold = run();
+    let warm = run();
+    // SAFETY: allocated above with `layout`, not used after this.
+    unsafe { std::alloc::dealloc(buffer, layout) };
+    Run { cold, release_ms: 0.0, warm }
+}
+
+/// Allocates `SIZE` bytes with glibc's `malloc`.
+#[inline(always)]
+fn malloc_block() -> *mut [u8; SIZE] {
+    // SAFETY: `malloc` has no preconditions.
+    let block = unsafe { libc::malloc(SIZE) }.cast::<[u8; SIZE]>();
+    assert!(!block.is_null(), "out of memory");
+    block
+}
+
+#[inline(never)]
+fn malloc_free_each() -> Run {
+    let run = || {
+        pass(|i| {
+            let block = malloc_block();
+            // SAFETY: `block` is a live, `malloc`-aligned allocation of `SIZE` bytes,
+            // freed exactly once, right after it is written.
+            unsafe {
+                block.write(payload(i));
+                black_box(block);
+                libc::free(block.cast());
+            }
+        })
+    };
+    let cold = run();
+    let warm = run();
+    Run { cold, release_ms: 0.0, warm }
+}
+
+#[inline(never)]
+fn malloc_all_free_all() -> Run {
+    // Written in full up front so the pointer array's page faults stay untimed.
+    let mut blocks: Vec<*mut [u8; SIZE]> = vec![ptr::dangling_mut(); COUNT];
+    let fill = |blocks: &mut [*mut [u8; SIZE]]| {
+        pass(|i| {
+            let block = malloc_block();
+            // SAFETY: `block` is a live allocation of `SIZE` bytes.
+            unsafe { block.write(payload(i)) };
+            blocks[i] = black_box(block);
+        })
+    };
+    let free_all = |blocks: &[*mut [u8; SIZE]]| {
+        for &block in blocks {
+            // SAFETY: each pointer came from `malloc` in the fill just before and
+            // is freed once.
+            unsafe { libc::free(block.cast()) };
+        }
+    };
+    let cold = fill(&mut blocks);
+    let release = release_time(|| free_all(&blocks));
+    let warm = fill(&mut blocks);
+    free_all(&blocks);
+    Run { cold, release_ms: release, warm }
+}
+
+/// What `getrusage` says about this process.
+struct Usage {
+    /// Peak resident set, bytes.
+    peak_rss: u64,
+    /// Minor page faults so far.
+    minor_faults: u64,
+}
+
+fn usage() -> Usage {
+    // SAFETY: `rusage` is plain data; all-zero bytes are a valid value.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable `rusage`.
+    let status = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    assert_eq!(status, 0, "getrusage(RUSAGE_SELF) cannot fail");
+    Usage {
+        // Linux reports kilobytes (KiB).
+        peak_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+        minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_child_lines() {
+        let line = "seed004\tbumpalo\t1.5\t160000\t0.9\t3\t12\t700000000\n";
+        let result = parse(line).unwrap();
+        assert_eq!(result.name, "bumpalo");
+        assert_eq!(result.warm.ns, 0.9);
+        assert_eq!(result.cold.faults, 160_000);
+        assert_eq!(result.peak_rss, 700_000_000);
+        assert!(parse("garbage").is_none());
+    }
+
+    #[test]
+    fn floor_comes_first_and_names_are_unique() {
+        let mut names = names();
+        assert_eq!(names[0], BARE_BUMP);
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}

@@ -1,0 +1,345 @@
+//! The speed table, measured in several processes.
+//!
+//! How fast a stack-local arena is can depend on where it lands relative to a
+//! 64-byte cache line. So the parent re-runs this binary as `--child speed I`
+//! several times, one after another (never two at once on a two-core machine),
+//! and child `I` measures on a thread whose stack is shifted by `16 * (I % 4)`
+//! bytes: four processes cover every 16-byte slot. Each child prints its raw
+//! samples on stdout. The report's figure for a cell is the median of all
+//! samples of all processes; the spread is the range of the per-process medians.
+//! A process-wide change of machine speed (frequency, neighbours on a shared
+//! host) moves every cell of that process alike, so the range of each cell's
+//! per-process *ratio* to the row's fastest is kept too: it shows what placement
+//! does to the comparison itself.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use crate::cli::Options;
+use crate::harness::{self, Clock, Plan};
+use crate::kernels::Form;
+use crate::procs;
+use crate::rows::{self, Unit};
+
+/// A row, without its samplers.
+#[derive(Clone, Debug)]
+pub struct RowInfo {
+    /// Row name.
+    pub name: String,
+    /// What is allocated.
+    pub what: String,
+    /// What one operation is.
+    pub unit: Unit,
+}
+
+/// Everything measured for one (row, form, contender) cell.
+#[derive(Clone, Debug)]
+pub struct CellResult {
+    /// Row name.
+    pub row: String,
+    /// How the arena was reached.
+    pub form: Form,
+    /// Contender name.
+    pub contender: String,
+    /// Median over the samples of all processes, ns per operation.
+    pub median_ns: f64,
+    /// Median of each process's samples.
+    pub process_medians: Vec<f64>,
+    /// Each process's median divided by the fastest contender's median of the
+    /// same row, form and process.
+    pub process_ratios: Vec<f64>,
+    /// Samples (over all processes) whose timed region called the heap.
+    pub heap_events: usize,
+    /// Samples over all processes.
+    pub samples: usize,
+}
+
+/// `(min, max)` of `values`.
+pub fn range(values: &[f64]) -> (f64, f64) {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (min, max)
+}
+
+/// `max / min - 1` of `values`: 0 when they all agree.
+pub fn relative_spread(values: &[f64]) -> f64 {
+    let (min, max) = range(values);
+    if min > 0.0 {
+        max / min - 1.0
+    } else {
+        0.0
+    }
+}
+
+/// The speed table.
+#[derive(Clone, Debug)]
+pub struct SpeedResults {
+    /// Measured rows, in order.
+    pub rows: Vec<RowInfo>,
+    /// All cells.
+    pub cells: Vec<CellResult>,
+    /// Each process's stack address modulo 64 at the start of measuring.
+    pub stack_offsets: Vec<usize>,
+    /// Each process's measured clock overhead (ns), taken off every sample.
+    pub clock_overheads: Vec<f64>,
+    /// Recorded samples per cell and process.
+    pub samples_per_process: usize,
+    /// Wall time of the whole table.
+    pub elapsed: Duration,
+}
+
+impl SpeedResults {
+    /// Processes the table was measured in.
+    pub fn process_count(&self) -> usize {
+        self.stack_offsets.len()
+    }
+
+    /// The cell for `row`, `form`, `contender`.
+    pub fn cell(&self, row: &str, form: Form, contender: &str) -> Option<&CellResult> {
+        self.cells.iter().find(|c| c.row == row && c.form == form && c.contender == contender)
+    }
+}
+
+/// Parent side: runs the children and gathers their samples.
+pub fn measure(options: &Options) -> Result<SpeedResults, String> {
+    let rows: Vec<RowInfo> = rows::selected(options.filter.as_deref())
+        .into_iter()
+        .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
+        .collect();
+    let started = Instant::now();
+    let processes = options.processes();
+    let mut raw = Vec::new();
+    let mut stack_offsets = Vec::new();
+    let mut clock_overheads = Vec::new();
+    if !rows.is_empty() {
+        for index in 0..processes {
+            let mut args = vec![
+                "--child".to_owned(),
+                "speed".to_owned(),
+                index.to_string(),
+                options.effort.flag().to_owned(),
+                "--processes".to_owned(),
+                processes.to_string(),
+            ];
+            if let Some(filter) = &options.filter {
+                args.extend(["--filter".to_owned(), filter.clone()]);
+            }
+            let output = procs::run_self(&args)?;
+            parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
+        }
+    }
+    let cells = combine(raw);
+    Ok(SpeedResults {
+        rows,
+        cells,
+        stack_offsets,
+        clock_overheads,
+        samples_per_process: options.effort.samples(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// One child's samples of one cell.
+struct RawCell {
+    row: String,
+    form: Form,
+    contender: String,
+    process: usize,
+    heap_events: usize,
+    samples: Vec<f64>,
+}
+
+fn parse_child(
+    output: &str,
+    process: usize,
+    raw: &mut Vec<RawCell>,
+    stack_offsets: &mut Vec<usize>,
+    clock_overheads: &mut Vec<f64>,
+) -> Result<(), String> {
+    let bad = |line: &str| format!("speed child {process}: cannot parse line {line:?}");
+    for line in output.lines() {
+        let mut fields = line.split('\t');
+        match fields.next() {
+            Some("stack") => stack_offsets.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
+            Some("clock") => clock_overheads.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
+            Some("cell") => {
+                let mut next = || fields.next().ok_or_else(|| bad(line));
+                let row = next()?.to_owned();
+                let form = Form::from_key(next()?).ok_or_else(|| bad(line))?;
+                let contender = next()?.to_owned();
+                let heap_events = next()?.parse().map_err(|_| bad(line))?;
+                let samples = fields.map(|f| f.parse::<f64>().map_err(|_| bad(line))).collect::<Result<Vec<_>, _>>()?;
+                if samples.is_empty() {
+                    return Err(bad(line));
+                }
+                raw.push(RawCell { row, form, contender, process, heap_events, samples });
+            }
+            _ => return Err(bad(line)),
+        }
+    }
+    Ok(())
+}
+
+/// Pools each cell's samples over the processes.
+fn combine(raw: Vec<RawCell>) -> Vec<CellResult> {
+    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
+    for mut cell in raw {
+        let process_median = harness::median(&mut cell.samples);
+        let existing =
+            cells.iter_mut().find(|(c, _)| c.row == cell.row && c.form == cell.form && c.contender == cell.contender);
+        let (result, pooled) = match existing {
+            Some(entry) => entry,
+            None => {
+                cells.push((
+                    CellResult {
+                        row: cell.row.clone(),
+                        form: cell.form,
+                        contender: cell.contender.clone(),
+                        median_ns: 0.0,
+                        process_medians: Vec::new(),
+                        process_ratios: Vec::new(),
+                        heap_events: 0,
+                        samples: 0,
+                    },
+                    Vec::new(),
+                ));
+                cells.last_mut().expect("just pushed")
+            }
+        };
+        debug_assert_eq!(result.process_medians.len(), cell.process);
+        result.process_medians.push(process_median);
+        result.heap_events += cell.heap_events;
+        pooled.extend_from_slice(&cell.samples);
+    }
+    let mut cells: Vec<CellResult> = cells
+        .into_iter()
+        .map(|(mut result, mut pooled)| {
+            result.samples = pooled.len();
+            result.median_ns = harness::median(&mut pooled);
+            result
+        })
+        .collect();
+    let ratios: Vec<Vec<f64>> = cells
+        .iter()
+        .map(|cell| {
+            let peers: Vec<&CellResult> =
+                cells.iter().filter(|other| other.row == cell.row && other.form == cell.form).collect();
+            cell.process_medians
+                .iter()
+                .enumerate()
+                .map(|(process, median)| {
+                    let fastest = peers
+                        .iter()
+                        .filter_map(|peer| peer.process_medians.get(process))
+                        .copied()
+                        .fold(f64::INFINITY, f64::min);
+                    median / fastest
+                })
+                .collect()
+        })
+        .collect();
+    for (cell, ratios) in cells.iter_mut().zip(ratios) {
+        cell.process_ratios = ratios;
+    }
+    cells
+}
+
+/// Child side: measures every selected row once and prints raw samples.
+///
+/// The work runs on a fresh thread whose stack is shifted by `16 * (index % 4)`
+/// bytes. A thread's stack starts at the same offset within a page in every
+/// process (unlike the main thread's, which the kernel randomises), so with four
+/// or more processes every 16-byte slot of a cache line is measured once.
+pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
+    let options = options.clone();
+    let worker = std::thread::Builder::new()
+        .name("measure".to_owned())
+        .spawn(move || match index % 4 {
+            0 => with_stack_shift::<0>(|| measure_rows(&options, index)),
+            1 => with_stack_shift::<16>(|| measure_rows(&options, index)),
+            2 => with_stack_shift::<32>(|| measure_rows(&options, index)),
+            _ => with_stack_shift::<48>(|| measure_rows(&options, index)),
+        })
+        .map_err(|e| format!("cannot start the measuring thread: {e}"))?;
+    let out = worker.join().map_err(|_| "the measuring thread panicked".to_owned())?;
+    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+}
+
+/// Runs `f` with `PAD` more bytes of this frame on the stack below the caller.
+#[inline(never)]
+fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
+    let pad = [0u8; PAD];
+    std::hint::black_box(&pad);
+    let out = f();
+    // Keeps `pad` live across the call, so its space cannot be reused.
+    std::hint::black_box(&pad);
+    out
+}
+
+/// Measures every selected row and returns the lines for the parent.
+#[inline(never)]
+fn measure_rows(options: &Options, index: usize) -> String {
+    let rows = rows::selected(options.filter.as_deref());
+    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
+    let marker = 0u8;
+    let stack_offset = std::hint::black_box(&marker) as *const u8 as usize % 64;
+    harness::spin(Duration::from_millis(300));
+    let clock = Clock::calibrate();
+
+    let mut out = String::new();
+    out.push_str(&format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns()));
+    let mut progress = Progress::new(format!("speed {}/{}", index + 1, options.processes()), rows.len());
+    for row in &rows {
+        progress.show(&row.name);
+        let (labels, mut samplers): (Vec<_>, Vec<_>) =
+            row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
+        let results = harness::run_interleaved(&mut samplers, &clock, plan);
+        for ((contender, form), samples) in labels.into_iter().zip(results) {
+            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
+            out.push_str(&format!("cell\t{}\t{}\t{contender}\t{heap_events}", row.name, form.key()));
+            for sample in samples {
+                out.push_str(&format!("\t{:.4}", sample.ns_per_op));
+            }
+            out.push('\n');
+        }
+    }
+    progress.done();
+    out
+}
+
+/// Progress on stderr: one rewritten line on a terminal, a line per tenth of the
+/// work otherwise (so logs stay short).
+pub struct Progress {
+    label: String,
+    total: usize,
+    done: usize,
+    terminal: bool,
+    started: Instant,
+}
+
+impl Progress {
+    /// Starts reporting `total` steps under `label`.
+    pub fn new(label: String, total: usize) -> Self {
+        Self { label, total, done: 0, terminal: std::io::stderr().is_terminal(), started: Instant::now() }
+    }
+
+    /// Announces the next step.
+    pub fn show(&mut self, what: &str) {
+        self.done += 1;
+        let (done, total, label) = (self.done, self.total, &self.label);
+        if self.terminal {
+            eprint!("\r\x1b[2K[{label}] {done}/{total} {what}");
+        } else if done == 1 || done * 10 / total != (done - 1) * 10 / total {
+            eprintln!("[{label}] {done}/{total} {what}");
+        }
+    }
+
+    /// Ends the progress line.
+    pub fn done(&self) {
+        let secs = self.started.elapsed().as_secs_f64();
+        if self.terminal {
+            eprint!("\r\x1b[2K");
+        }
+        eprintln!("[{}] done in {secs:.1} s", self.label);
+    }
+}
