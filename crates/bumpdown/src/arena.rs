@@ -79,6 +79,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     current: Cell<Option<Chunk>>,
     spare: Cell<Option<Chunk>>,
     big: Cell<Option<Chunk>>,
+    /// `current`'s `end_addr()`, or `MIN_BOTTOM` without a current chunk: a copy kept
+    /// here so that `reset` and `deallocate` need not read the chunk header.
+    current_end: Cell<usize>,
 
     /// Bytes held from the backing allocator, all lists, headers included.
     held: Cell<usize>,
@@ -108,11 +111,18 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<M
 #[cfg(feature = "alloc")]
 impl Arena {
     /// Makes an empty arena on the global allocator. Allocates nothing until the first
-    /// allocation; `const`, so it can initialize a `static` or a `thread_local!`.
+    /// allocation; `const`, so it can initialize a `thread_local!` without a lazy check.
     ///
     /// ```
-    /// let arena = bumpdown::Arena::new();
+    /// use bumpdown::Arena;
+    ///
+    /// let arena = Arena::new();
     /// assert_eq!(arena.allocated_bytes(), 0);
+    ///
+    /// thread_local! {
+    ///     static SCRATCH: Arena = const { Arena::new() };
+    /// }
+    /// SCRATCH.with(|arena| assert_eq!(*arena.alloc(5u8), 5));
     /// ```
     pub const fn new() -> Self {
         Self::new_in(Global)
@@ -169,6 +179,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             current: Cell::new(None),
             spare: Cell::new(None),
             big: Cell::new(None),
+            current_end: Cell::new(MIN_BOTTOM),
             held: Cell::new(0),
             limit: Cell::new(usize::MAX),
             next_class: Cell::new(FIRST_CHUNK_CLASS),
@@ -369,6 +380,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_prev(old);
         chunk.set_saved_top(chunk.end_addr());
         self.current.set(Some(chunk));
+        self.current_end.set(chunk.end_addr());
         // `end` and `bottom` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN.
         self.top.set(chunk.ptr_at(chunk.end_addr()));
         self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
@@ -407,18 +419,26 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// for _ in 0..1000 { arena.alloc(0u64); }
     /// assert_eq!(arena.allocated_bytes(), held); // reused, not reallocated
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn reset(&mut self) {
-        // The common case, an arena that used only its first chunk since the last reset,
-        // is a few stores; everything else reorders the chunk lists.
-        if let (Some(first), None) = (self.current.get(), self.big.get()) {
-            if first.prev().is_none() {
-                self.update_peak();
-                // `end` is a multiple of CHUNK_ALIGN, hence of MIN_ALIGN; nothing is borrowed.
-                self.top.set(first.ptr_at(first.end_addr()));
-                return;
-            }
+        // The common case, an arena that used only its current chunk since the last reset
+        // (no chunk retired, nothing out of band), is a handful of loads and stores.
+        if (self.retired_used.get() | self.retired_wasted.get() | self.big_used.get()) == 0 {
+            let top = self.top.get();
+            let end = self.current_end.get();
+            self.peak_used.set(self.peak_used.get().max(end - top.addr()));
+            // `end` is the current chunk's end (or the sentinel's address, without one): a
+            // multiple of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is
+            // borrowed.
+            self.top.set(top.with_addr(end));
+            return;
         }
+        self.reset_chunks()
+    }
+
+    /// `reset` of an arena that moved past chunks or holds out-of-band ones.
+    #[inline(never)]
+    fn reset_chunks(&mut self) {
         self.reset_with_limit(usize::MAX)
     }
 
@@ -477,6 +497,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let empty = ptr::without_provenance_mut(MIN_BOTTOM);
         self.top.set(empty);
         self.bottom.set(empty);
+        self.current_end.set(MIN_BOTTOM);
         match kept {
             Some(first) => {
                 self.spare.set(first.prev());
@@ -500,7 +521,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
     pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
         let top = self.top.get().addr();
-        let end = self.current.get().map_or(MIN_BOTTOM, |c| c.end_addr());
+        let end = self.current_end.get();
         // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
         // not from this chunk (an out-of-band block that happens to start where the chunk
         // ends) would reach past `end`.
@@ -609,8 +630,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Bytes in use right now: allocations plus their alignment padding, in regular and
     /// out-of-band chunks.
     fn used(&self) -> usize {
-        let end = self.current.get().map_or(MIN_BOTTOM, |c| c.end_addr());
-        self.retired_used.get() + (end - self.top.get().addr()) + self.big_used.get()
+        self.retired_used.get() + (self.current_end.get() - self.top.get().addr()) + self.big_used.get()
     }
 
     fn update_peak(&self) {
@@ -676,9 +696,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let bottom = self.bottom_addr();
         assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
         assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
+        let end = self.current_end.get();
         match self.current.get() {
-            None => assert!(top == MIN_BOTTOM && bottom == MIN_BOTTOM, "empty arena not at the sentinel"),
+            None => assert!(
+                top == MIN_BOTTOM && bottom == MIN_BOTTOM && end == MIN_BOTTOM,
+                "empty arena not at the sentinel"
+            ),
             Some(cur) => {
+                assert_eq!(end, cur.end_addr(), "current_end out of sync");
                 assert_eq!(bottom, cur.bottom_addr(), "bottom is not the current chunk's");
                 assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
             }

@@ -141,3 +141,34 @@ pub(crate) fn chunk_size_for(size: usize, align: usize) -> Option<usize> {
     // Layout::from_size_align rejects anything above isize::MAX.
     (total <= isize::MAX as usize).then_some(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunk_sizes_hold_the_request_and_the_header() {
+        assert_eq!(chunk_size_for(0, 1), Some(HEADER_SIZE));
+        assert_eq!(chunk_size_for(1, 1), Some(HEADER_SIZE + CHUNK_ALIGN));
+        assert_eq!(chunk_size_for(100, 8), Some(HEADER_SIZE + 112));
+        // Alignments above CHUNK_ALIGN add room to align within the block.
+        assert_eq!(chunk_size_for(64, 64), Some(HEADER_SIZE + 64 + 64));
+        for (size, align) in [(1, 1), (17, 16), (4000, 4096), (12345, 32)] {
+            let total = chunk_size_for(size, align).unwrap();
+            assert_eq!(total % CHUNK_ALIGN, 0);
+            // Wherever a CHUNK_ALIGN-aligned block lands, the request fits above the header.
+            for base in (4096..4096 + 4096).step_by(CHUNK_ALIGN) {
+                let top = base + total;
+                let new_top = crate::bumping::bump_checked(top, base + HEADER_SIZE, size, align, 1);
+                assert!(new_top.is_some(), "{size} {align} at {base:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_chunk_sizes_are_none() {
+        assert_eq!(chunk_size_for(usize::MAX, 1), None);
+        assert_eq!(chunk_size_for(isize::MAX as usize, 1), None);
+        assert_eq!(chunk_size_for(isize::MAX as usize - HEADER_SIZE - 100, 1 << 20), None);
+    }
+}
