@@ -237,8 +237,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     ///
     /// ```
     /// let arena = bumpdown::Arena::new();
-    /// let names = arena.alloc_slice_clone(&["a".to_string(), "b".to_string()]);
-    /// assert_eq!(names[1], "b");
+    /// let words = arena.alloc_slice_clone(&[Some("a"), None]);
+    /// assert_eq!(words, &[Some("a"), None]);
     /// ```
     #[inline]
     pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &mut [T] {
@@ -278,8 +278,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     ///
     /// ```
     /// let arena = bumpdown::Arena::new();
-    /// let v = arena.alloc_slice_fill_clone(2, &String::from("x"));
-    /// assert_eq!(v, &["x", "x"]);
+    /// let v = arena.alloc_slice_fill_clone(2, &Some("x"));
+    /// assert_eq!(v, &[Some("x"), Some("x")]);
     /// ```
     #[inline]
     pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &mut [T] {
