@@ -62,9 +62,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // * with a current chunk, `bottom..top` is its free part: `bottom` is its
     //   `bottom_addr()`, `top <= end_addr()`, both pointers carry its provenance, and
     //   `top..end` holds the allocations made in it;
-    // * without one (a new or emptied arena), `top == bottom == MIN_BOTTOM` with no
-    //   provenance: the "empty chunk" sentinel. Every non-empty request fails on it, so
-    //   the fast path needs no "has a chunk yet?" branch, and `new` is a `const fn`.
+    // * without one (a new or emptied arena), `top == bottom ==` the address of the
+    //   static `EMPTY` sentinel: a chunk of no bytes. Every non-empty request fails on
+    //   it, so the fast path needs no "has a chunk yet?" branch, and `new` is a `const fn`.
     // `top` and `bottom` are the first two fields (`repr(C)`), so one base register
     // reaches both; the C header relies on this order.
     top: Cell<*mut u8>,
@@ -79,9 +79,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     current: Cell<Option<Chunk>>,
     spare: Cell<Option<Chunk>>,
     big: Cell<Option<Chunk>>,
-    /// `current`'s `end_addr()`, or `MIN_BOTTOM` without a current chunk: a copy kept
+    /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
     /// here so that `reset` and `deallocate` need not read the chunk header.
-    current_end: Cell<usize>,
+    current_end: Cell<*mut u8>,
 
     /// Bytes held from the backing allocator, all lists, headers included.
     held: Cell<usize>,
@@ -172,14 +172,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub const fn new_in(alloc: A) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID_MIN_ALIGN;
-        let empty = ptr::without_provenance_mut(MIN_BOTTOM);
+        let empty = empty_chunk();
         Arena {
             top: Cell::new(empty),
             bottom: Cell::new(empty),
             current: Cell::new(None),
             spare: Cell::new(None),
             big: Cell::new(None),
-            current_end: Cell::new(MIN_BOTTOM),
+            current_end: Cell::new(empty),
             held: Cell::new(0),
             limit: Cell::new(usize::MAX),
             next_class: Cell::new(FIRST_CHUNK_CLASS),
@@ -315,7 +315,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         let top = self.top.get();
         let new_top = bump_checked(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN)?;
-        // The empty sentinel has no room for anything but zero bytes at MIN_BOTTOM.
+        // The empty sentinel has room for nothing but zero bytes.
         let new_top = top.with_addr(new_top);
         // SAFETY: `bump_checked` keeps `new_top` in `bottom..=top`, derived from `top`, a
         // multiple of MIN_ALIGN; the bytes below `top` are free.
@@ -380,7 +380,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_prev(old);
         chunk.set_saved_top(chunk.end_addr());
         self.current.set(Some(chunk));
-        self.current_end.set(chunk.end_addr());
+        self.current_end.set(chunk.ptr_at(chunk.end_addr()));
         // `end` and `bottom` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN.
         self.top.set(chunk.ptr_at(chunk.end_addr()));
         self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
@@ -426,11 +426,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         if (self.retired_used.get() | self.retired_wasted.get() | self.big_used.get()) == 0 {
             let top = self.top.get();
             let end = self.current_end.get();
-            self.peak_used.set(self.peak_used.get().max(end - top.addr()));
-            // `end` is the current chunk's end (or the sentinel's address, without one): a
-            // multiple of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is
-            // borrowed.
-            self.top.set(top.with_addr(end));
+            self.peak_used.set(self.peak_used.get().max(end.addr() - top.addr()));
+            // `end` is the current chunk's end (or the sentinel, without one): a multiple
+            // of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is borrowed.
+            self.top.set(end);
             return;
         }
         self.reset_chunks()
@@ -494,10 +493,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         self.retired_used.set(0);
         self.retired_wasted.set(0);
-        let empty = ptr::without_provenance_mut(MIN_BOTTOM);
+        let empty = empty_chunk();
         self.top.set(empty);
         self.bottom.set(empty);
-        self.current_end.set(MIN_BOTTOM);
+        self.current_end.set(empty);
         match kept {
             Some(first) => {
                 self.spare.set(first.prev());
@@ -521,7 +520,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
     pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
         let top = self.top.get().addr();
-        let end = self.current_end.get();
+        let end = self.current_end.get().addr();
         // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
         // not from this chunk (an out-of-band block that happens to start where the chunk
         // ends) would reach past `end`.
@@ -630,7 +629,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Bytes in use right now: allocations plus their alignment padding, in regular and
     /// out-of-band chunks.
     fn used(&self) -> usize {
-        self.retired_used.get() + (self.current_end.get() - self.top.get().addr()) + self.big_used.get()
+        self.retired_used.get() + (self.current_end.get().addr() - self.top.get().addr()) + self.big_used.get()
     }
 
     fn update_peak(&self) {
@@ -696,12 +695,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let bottom = self.bottom_addr();
         assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
         assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
-        let end = self.current_end.get();
+        let end = self.current_end.get().addr();
         match self.current.get() {
-            None => assert!(
-                top == MIN_BOTTOM && bottom == MIN_BOTTOM && end == MIN_BOTTOM,
-                "empty arena not at the sentinel"
-            ),
+            None => {
+                assert!(top == empty_chunk().addr() && bottom == top && end == top, "empty arena not at the sentinel")
+            }
             Some(cur) => {
                 assert_eq!(end, cur.end_addr(), "current_end out of sync");
                 assert_eq!(bottom, cur.bottom_addr(), "bottom is not the current chunk's");
@@ -757,6 +755,18 @@ enum List {
     Used,
     Spare,
     Big,
+}
+
+/// What the bump pointers of an arena without chunks point at: a chunk of no bytes.
+/// Aligned to `MIN_BOTTOM`, so its address is at least `MIN_BOTTOM` (it is not null),
+/// as the bump arithmetic requires of every `bottom`. Never read or written.
+#[repr(align(4096))]
+struct Empty;
+const _: () = assert!(core::mem::align_of::<Empty>() == MIN_BOTTOM);
+static EMPTY: Empty = Empty;
+
+const fn empty_chunk() -> *mut u8 {
+    ptr::addr_of!(EMPTY).cast_mut().cast()
 }
 
 /// The smallest size class (a power of two, at least the first chunk's) whose chunk

@@ -13,8 +13,8 @@
 //! free range an arena hands to these functions, and the fast paths lean on them:
 //!
 //! * `MIN_BOTTOM <= bottom <= top`: no usable byte lies below address [`MIN_BOTTOM`]
-//!   (chunks that start lower are clipped, the empty arena sits exactly there), so
-//!   `top - size` cannot wrap for any `size <= MIN_BOTTOM`.
+//!   (chunks that start lower are clipped; the empty arena points at a static aligned
+//!   to `MIN_BOTTOM`), so `top - size` cannot wrap for any `size <= MIN_BOTTOM`.
 //! * `bottom % CHUNK_ALIGN == 0`: rounding an address `>= bottom` down to any
 //!   alignment `<= CHUNK_ALIGN` keeps it `>= bottom`.
 #![forbid(unsafe_code)]
