@@ -8,6 +8,7 @@ use core::ptr::{self, NonNull};
 
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::checkpoint::{Lineage, RawCheckpoint};
 use crate::chunk::{chunk_size_for, Chunk};
 use crate::error::{alloc_failed, AllocError};
 use crate::stats::Stats;
@@ -67,8 +68,8 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     //   it, so the fast path needs no "has a chunk yet?" branch, and `new` is a `const fn`.
     // `top` and `bottom` are the first two fields (`repr(C)`), so one base register
     // reaches both; the C header relies on this order.
-    top: Cell<*mut u8>,
-    bottom: Cell<*mut u8>,
+    pub(crate) top: Cell<*mut u8>,
+    pub(crate) bottom: Cell<*mut u8>,
 
     // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
     // * `current`: the chunk `top`/`bottom` point into; its `prev` chain holds the
@@ -76,29 +77,39 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     //   valid).
     // * `spare`: empty chunks kept by `reset`, in the order they will be used.
     // * `big`: out-of-band chunks, each holding one allocation at its `saved_top`.
-    current: Cell<Option<Chunk>>,
-    spare: Cell<Option<Chunk>>,
-    big: Cell<Option<Chunk>>,
+    pub(crate) current: Cell<Option<Chunk>>,
+    pub(crate) spare: Cell<Option<Chunk>>,
+    pub(crate) big: Cell<Option<Chunk>>,
     /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
     /// here so that `reset` and `deallocate` need not read the chunk header.
-    current_end: Cell<*mut u8>,
+    pub(crate) current_end: Cell<*mut u8>,
 
     /// Bytes held from the backing allocator, all lists, headers included.
-    held: Cell<usize>,
+    pub(crate) held: Cell<usize>,
     /// `held` never grows past this (`usize::MAX`: no limit).
-    limit: Cell<usize>,
+    pub(crate) limit: Cell<usize>,
     /// Size class (a power of two) of the next regular chunk.
-    next_class: Cell<usize>,
+    pub(crate) next_class: Cell<usize>,
     /// Largest size class of a regular chunk.
-    max_class: Cell<usize>,
+    pub(crate) max_class: Cell<usize>,
     /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
-    retired_used: Cell<usize>,
+    pub(crate) retired_used: Cell<usize>,
     /// Bytes left unused at the bottom of the chunks behind `current`.
-    retired_wasted: Cell<usize>,
+    pub(crate) retired_wasted: Cell<usize>,
     /// Bytes of the out-of-band allocations.
-    big_used: Cell<usize>,
+    pub(crate) big_used: Cell<usize>,
     /// Most bytes in use at once since the arena was made.
-    peak_used: Cell<usize>,
+    pub(crate) peak_used: Cell<usize>,
+    /// Out-of-band chunks in `big`.
+    pub(crate) big_count: Cell<usize>,
+
+    // Checkpoint bookkeeping (see `checkpoint.rs`): the arena's id (0 until a checkpoint
+    // needs one), the last checkpoint serial handed out, the serial up to which a reset
+    // made checkpoints stale, and the rewinds that made others stale.
+    pub(crate) id: Cell<usize>,
+    pub(crate) serial: Cell<u64>,
+    pub(crate) reset_serial: Cell<u64>,
+    pub(crate) lineage: Cell<Lineage>,
 
     alloc: A,
 }
@@ -188,6 +199,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             retired_wasted: Cell::new(0),
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
+            big_count: Cell::new(0),
+            id: Cell::new(0),
+            serial: Cell::new(0),
+            reset_serial: Cell::new(0),
+            lineage: Cell::new(Lineage::EMPTY),
             alloc,
         }
     }
@@ -399,6 +415,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_saved_top(addr);
         chunk.set_prev(self.big.get());
         self.big.set(Some(chunk));
+        self.big_count.set(self.big_count.get() + 1);
         self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
         // SAFETY: `addr` is inside the block (bump_checked), which is not null.
         Ok(unsafe { NonNull::new_unchecked(chunk.ptr_at(addr)) })
@@ -424,6 +441,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         // The common case, an arena that used only its current chunk since the last reset
         // (no chunk retired, nothing out of band), is a handful of loads and stores.
         if (self.retired_used.get() | self.retired_wasted.get() | self.big_used.get()) == 0 {
+            self.invalidate_all_checkpoints();
             let top = self.top.get();
             let end = self.current_end.get();
             self.peak_used.set(self.peak_used.get().max(end.addr() - top.addr()));
@@ -453,8 +471,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
         self.update_peak();
+        self.invalidate_all_checkpoints();
         self.free_list(self.big.take());
         self.big_used.set(0);
+        self.big_count.set(0);
         // Order the chunks for reuse: those filled since the last reset, oldest first,
         // then the old spares.
         let mut order = self.spare.take();
@@ -504,6 +524,68 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             }
             None => self.spare.set(None),
         }
+    }
+
+    /// Returns the arena to the position `cp` saved: out-of-band chunks taken since go back
+    /// to the backing allocator, regular chunks taken since go to the front of the spare
+    /// list (in the order they were filled, so they are reused the same way).
+    ///
+    /// # Safety
+    /// No allocation made after `cp` is still in use, and the arena has only moved
+    /// forward from `cp` (allocations, chunk switches) since it was taken.
+    #[inline(always)]
+    pub(crate) unsafe fn restore(&self, cp: &RawCheckpoint) {
+        self.update_peak();
+        if self.current.get() == cp.chunk && self.big_count.get() == cp.big_count {
+            // Still in the same chunk, so no chunk was retired since (a switch never
+            // returns to a chunk): only the bump pointer moved.
+            self.top.set(cp.top);
+            return;
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.restore_chunks(cp) }
+    }
+
+    /// `restore` after chunk switches or out-of-band allocations.
+    ///
+    /// # Safety
+    /// As for `restore`.
+    #[inline(never)]
+    unsafe fn restore_chunks(&self, cp: &RawCheckpoint) {
+        while self.big_count.get() > cp.big_count {
+            let chunk = self.big.get().expect("bumpdown: out-of-band chunk count out of sync");
+            self.big.set(chunk.prev());
+            self.big_count.set(self.big_count.get() - 1);
+            self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+            self.held.set(self.held.get() - chunk.size());
+            // SAFETY: unlinked above; its allocation was made after `cp` (the list is
+            // newest first and held `cp.big_count` chunks then), so it is unused.
+            unsafe { chunk.free(&self.alloc) };
+        }
+        let mut cursor = self.current.get();
+        while cursor != cp.chunk {
+            let chunk = cursor.expect("bumpdown: checkpoint chunk is not in the arena");
+            cursor = chunk.prev();
+            // Newest first onto the front of the list: the oldest ends up first.
+            chunk.set_prev(self.spare.get());
+            self.spare.set(Some(chunk));
+        }
+        match cp.chunk {
+            Some(chunk) => {
+                self.current.set(Some(chunk));
+                self.current_end.set(chunk.ptr_at(chunk.end_addr()));
+                self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
+            }
+            None => {
+                self.current.set(None);
+                self.current_end.set(empty_chunk());
+                self.bottom.set(empty_chunk());
+            }
+        }
+        // `cp.top` was this chunk's bump pointer then; the allocations below it are gone.
+        self.top.set(cp.top);
+        self.retired_used.set(cp.retired_used);
+        self.retired_wasted.set(cp.retired_wasted);
     }
 
     /// Frees every chunk of a list.
@@ -558,6 +640,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                     Some(p) => p.set_prev(chunk.prev()),
                 }
                 self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+                self.big_count.set(self.big_count.get() - 1);
                 self.held.set(self.held.get() - chunk.size());
                 // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
                 // no longer uses.
@@ -706,7 +789,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
             }
         }
-        let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
+        let (mut held, mut used, mut wasted, mut big_used, mut big_count) = (0, 0, 0, 0, 0);
         self.for_each_chunk(|chunk, list| {
             held += chunk.size();
             assert!(chunk.size() % CHUNK_ALIGN == 0 && chunk.base_addr() % CHUNK_ALIGN == 0);
@@ -722,12 +805,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             if list == List::Big {
                 assert!(chunk.base_addr() < saved && saved <= chunk.end_addr(), "big allocation outside its chunk");
                 big_used += chunk.end_addr() - saved;
+                big_count += 1;
             }
         });
         assert_eq!(held, self.held.get(), "held bytes out of sync");
         assert_eq!(used, self.retired_used.get(), "retired bytes out of sync");
         assert_eq!(wasted, self.retired_wasted.get(), "wasted bytes out of sync");
         assert_eq!(big_used, self.big_used.get(), "out-of-band bytes out of sync");
+        assert_eq!(big_count, self.big_count.get(), "out-of-band chunk count out of sync");
     }
 }
 

@@ -18,8 +18,14 @@
 //!
 //! Values in the arena are **never dropped**: see [`Arena`].
 //!
+//! Temporary memory is freed at the end of a scope, checked by the compiler:
+//! [`Arena::scope`] (a closure), [`Arena::scope_guard`] (RAII), [`scratch`] (the current
+//! thread's own arena, nothing to pass around), and [`Arena::checkpoint`] /
+//! [`Arena::rewind`]. The [`Bump`] trait lets code be generic over arenas.
+//!
 //! # Features
-//! * `std` (default): implements `std::error::Error` for [`AllocError`]. Implies `alloc`.
+//! * `std` (default): [`scratch`], and `std::error::Error` for the error types. Implies
+//!   `alloc`.
 //! * `alloc`: [`Global`] allocates from the global allocator, and [`Arena::new`] exists.
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
 //! * `allocator-api2`: `&Arena` implements `allocator_api2::alloc::Allocator`, so
@@ -38,15 +44,25 @@ extern crate std;
 mod api2;
 mod arena;
 mod backing;
+mod bump;
 #[doc(hidden)]
 pub mod bumping;
+mod checkpoint;
 mod chunk;
 mod error;
 mod realloc;
+mod scope;
+#[cfg(feature = "std")]
+mod scratch;
 mod stats;
 mod typed;
 
 pub use crate::arena::Arena;
 pub use crate::backing::{BackingAllocator, Global};
+pub use crate::bump::Bump;
+pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};
+pub use crate::scope::{Scope, ScopeGuard};
+#[cfg(feature = "std")]
+pub use crate::scratch::{scratch, SCRATCH_RETAIN};
 pub use crate::stats::Stats;

@@ -1,23 +1,34 @@
-//! The typed allocation API of `Arena`: values, slices, strings, iterators, layouts.
+//! The typed allocation API shared by `Arena` and `Scope`: values, slices, strings,
+//! iterators, layouts.
 //!
 //! Every method is a thin front door over two fast paths (`bump_value` for sizes known
-//! at compile time, `bump_array` for lengths known at run time) and the one slow path,
-//! `Arena::alloc_slow`. Plain methods panic through `alloc_failed`; `try_` methods
-//! return the `AllocError`.
+//! at compile time, `bump_array` for lengths known at run time) and the one slow path.
+//! Plain methods panic through `alloc_failed`; `try_` methods return the `AllocError`.
+//!
+//! The API is written once, as the macro `alloc_api!`, and stamped into both types. It
+//! reaches the bump pointers only through a few hooks each type provides: `top`,
+//! `bottom_addr`, `set_top`, `alloc_slow`, `alloc_slow_or_panic`, `is_newest` and
+//! `free_if_big`. The macro's argument is the lifetime of what it hands out: the borrow
+//! of the arena (`'_`) for `Arena`, the scope's brand for `Scope`.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
 
-use core::alloc::Layout;
-use core::mem::{self, align_of, size_of, MaybeUninit};
-use core::ptr::{self, NonNull};
-
 use crate::arena::Arena;
 use crate::backing::BackingAllocator;
-use crate::bumping::{self, MIN_BOTTOM};
-use crate::error::{alloc_failed, AllocError};
+/// What `alloc_api!` refers to, for the modules that invoke it.
+pub(crate) mod prelude {
+    pub(crate) use super::{round_down_ptr, unwrap_or_fail, zst};
+    pub(crate) use crate::bumping::{self, MIN_BOTTOM};
+    pub(crate) use crate::error::{alloc_failed, AllocError};
+    pub(crate) use core::alloc::Layout;
+    pub(crate) use core::mem::{self, align_of, size_of, MaybeUninit};
+    pub(crate) use core::ptr::{self, NonNull};
+}
+use prelude::*;
 
-impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+macro_rules! alloc_api {
+    ($ret:lifetime) => {
     /// Where a `T` would go, without moving the bump pointer; `None` if the current
     /// chunk is too small. Never called for zero-sized `T`.
     ///
@@ -61,7 +72,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(*point, (2.0, 2.0));
     /// ```
     #[inline(always)]
-    pub fn alloc<T>(&self, val: T) -> &mut T {
+    pub fn alloc<T>(&self, val: T) -> &$ret mut T {
         if size_of::<T>() == 0 {
             return zst(val);
         }
@@ -97,7 +108,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(*arena.try_alloc(5u16).unwrap(), 5);
     /// ```
     #[inline(always)]
-    pub fn try_alloc<T>(&self, val: T) -> Result<&mut T, AllocError> {
+    pub fn try_alloc<T>(&self, val: T) -> Result<&$ret mut T, AllocError> {
         self.try_alloc_with(|| val)
     }
 
@@ -110,7 +121,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(big[4095], 7);
     /// ```
     #[inline(always)]
-    pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &mut T {
+    pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &$ret mut T {
         let p = self.alloc_uninit::<T>();
         // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
         // already moved past this block.
@@ -123,7 +134,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Like [`alloc_with`](Arena::alloc_with), returning an error instead of panicking
     /// (`f` is not called then).
     #[inline(always)]
-    pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&mut T, AllocError> {
+    pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&$ret mut T, AllocError> {
         let p = self.try_alloc_uninit::<T>()?;
         // SAFETY: as in `alloc_with`.
         unsafe {
@@ -196,7 +207,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         &self,
         len: usize,
         init: impl FnOnce(&mut [MaybeUninit<T>]),
-    ) -> Result<&mut [T], AllocError> {
+    ) -> Result<&$ret mut [T], AllocError> {
         let p = self.try_alloc_array_uninit::<T>(len)?;
         // SAFETY: `p` is a fresh block for `len` elements (or dangling for a zero-sized
         // `T`), which `MaybeUninit` needs no initialization to view.
@@ -216,14 +227,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(s, &[9, 2, 3]);
     /// ```
     #[inline(always)]
-    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
+    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_copy(src), src.len())
     }
 
     /// Like [`alloc_slice_copy`](Arena::alloc_slice_copy), returning an error instead of
     /// panicking.
     #[inline(always)]
-    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
         let p = self.try_alloc_array_uninit::<T>(src.len())?;
         // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
         // `src` (live memory the arena did not just hand out).
@@ -241,14 +252,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(words, &[Some("a"), None]);
     /// ```
     #[inline]
-    pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &mut [T] {
+    pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_clone(src), src.len())
     }
 
     /// Like [`alloc_slice_clone`](Arena::alloc_slice_clone), returning an error instead
     /// of panicking.
     #[inline]
-    pub fn try_alloc_slice_clone<T: Clone>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_slice_clone<T: Clone>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
         self.try_alloc_slice_init(src.len(), |dst| {
             for (d, s) in dst.iter_mut().zip(src) {
                 d.write(s.clone());
@@ -263,14 +274,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_copy(3, 7u8), &[7, 7, 7]);
     /// ```
     #[inline]
-    pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &mut [T] {
+    pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_copy(len, value), len)
     }
 
     /// Like [`alloc_slice_fill_copy`](Arena::alloc_slice_fill_copy), returning an error
     /// instead of panicking.
     #[inline]
-    pub fn try_alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> Result<&$ret mut [T], AllocError> {
         self.try_alloc_slice_init(len, |dst| dst.fill(MaybeUninit::new(value)))
     }
 
@@ -282,14 +293,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(v, &[Some("x"), Some("x")]);
     /// ```
     #[inline]
-    pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &mut [T] {
+    pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_clone(len, value), len)
     }
 
     /// Like [`alloc_slice_fill_clone`](Arena::alloc_slice_fill_clone), returning an error
     /// instead of panicking.
     #[inline]
-    pub fn try_alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> Result<&$ret mut [T], AllocError> {
         self.try_alloc_slice_init(len, |dst| {
             for d in dst {
                 d.write(value.clone());
@@ -304,7 +315,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_with(4, |i| i * i), &[0, 1, 4, 9]);
     /// ```
     #[inline]
-    pub fn alloc_slice_fill_with<T, F: FnMut(usize) -> T>(&self, len: usize, f: F) -> &mut [T] {
+    pub fn alloc_slice_fill_with<T, F: FnMut(usize) -> T>(&self, len: usize, f: F) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_with(len, f), len)
     }
 
@@ -315,7 +326,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         &self,
         len: usize,
         mut f: F,
-    ) -> Result<&mut [T], AllocError> {
+    ) -> Result<&$ret mut [T], AllocError> {
         self.try_alloc_slice_init(len, |dst| {
             for (i, d) in dst.iter_mut().enumerate() {
                 d.write(f(i));
@@ -330,14 +341,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_default::<u8>(2), &[0, 0]);
     /// ```
     #[inline]
-    pub fn alloc_slice_fill_default<T: Default>(&self, len: usize) -> &mut [T] {
+    pub fn alloc_slice_fill_default<T: Default>(&self, len: usize) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_default(len), len)
     }
 
     /// Like [`alloc_slice_fill_default`](Arena::alloc_slice_fill_default), returning an
     /// error instead of panicking.
     #[inline]
-    pub fn try_alloc_slice_fill_default<T: Default>(&self, len: usize) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_slice_fill_default<T: Default>(&self, len: usize) -> Result<&$ret mut [T], AllocError> {
         self.try_alloc_slice_fill_with(len, |_| T::default())
     }
 
@@ -352,7 +363,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.alloc_slice_fill_iter([1, 2, 3].map(|x| x * 10)), &[10, 20, 30]);
     /// ```
     #[inline]
-    pub fn alloc_slice_fill_iter<T, I>(&self, iter: I) -> &mut [T]
+    pub fn alloc_slice_fill_iter<T, I>(&self, iter: I) -> &$ret mut [T]
     where
         I: IntoIterator<Item = T>,
         I::IntoIter: ExactSizeIterator,
@@ -365,7 +376,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Like [`alloc_slice_fill_iter`](Arena::alloc_slice_fill_iter), returning an error
     /// instead of panicking when the allocation fails.
     #[inline]
-    pub fn try_alloc_slice_fill_iter<T, I>(&self, iter: I) -> Result<&mut [T], AllocError>
+    pub fn try_alloc_slice_fill_iter<T, I>(&self, iter: I) -> Result<&$ret mut [T], AllocError>
     where
         I: IntoIterator<Item = T>,
         I::IntoIter: ExactSizeIterator,
@@ -385,13 +396,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(evens, &[0, 2, 4, 6, 8]);
     /// ```
     #[inline]
-    pub fn alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> &mut [T] {
+    pub fn alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_iter(iter), usize::MAX)
     }
 
     /// Like [`alloc_iter`](Arena::alloc_iter), returning an error instead of panicking.
     /// Items already taken from the iterator are leaked on error.
-    pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&mut [T], AllocError> {
+    pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&$ret mut [T], AllocError> {
         let iter = iter.into_iter();
         if size_of::<T>() == 0 {
             let mut len = 0usize;
@@ -425,16 +436,37 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         Ok(unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) })
     }
 
-    /// Grows an array block, in place when it is the newest allocation.
+    /// Grows an array block: in place (moving its bytes down) when it is the newest
+    /// allocation and the chunk has room, otherwise by copying it to a fresh block.
     ///
     /// # Safety
     /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
     /// all initialized, and `new_cap > cap`.
     unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
-        let old = Layout::array::<T>(cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
-        let new = Layout::array::<T>(new_cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
-        // SAFETY: forwarded from the caller; the layouts are the block's and a bigger one.
-        unsafe { self.grow_raw(buf.cast(), old, new) }.map(NonNull::cast)
+        let old_size = cap * size_of::<T>();
+        let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
+        if self.is_newest(buf.cast(), old_size) {
+            // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
+            let old_end = bumping::round_up(buf.as_ptr().addr() + old_size, MIN_ALIGN);
+            if let Some(new_top) = bumping::bump_checked(old_end, self.bottom_addr(), new_size, align_of::<T>(), MIN_ALIGN) {
+                let dst = self.top().with_addr(new_top);
+                // SAFETY: `dst..dst + new_size` is the free part plus the old block
+                // (bumped down from the block's end); `ptr::copy` allows the overlap. The
+                // new top is inside `bottom..=old_end`, derived from `top`, aligned.
+                unsafe {
+                    ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
+                    self.set_top(dst);
+                    return Ok(NonNull::new_unchecked(dst).cast());
+                }
+            }
+        }
+        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
+        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+        // SAFETY: the old block is no longer used; if it had an out-of-band chunk of its
+        // own, that chunk goes back now.
+        unsafe { self.free_if_big(buf.cast()) };
+        Ok(fresh)
     }
 
     /// When `buf` is the newest allocation, moves its `len` elements to the top of the
@@ -473,7 +505,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(s, "HELLO");
     /// ```
     #[inline(always)]
-    pub fn alloc_str(&self, src: &str) -> &mut str {
+    pub fn alloc_str(&self, src: &str) -> &$ret mut str {
         let bytes = self.alloc_slice_copy(src.as_bytes());
         // SAFETY: a byte-for-byte copy of a `str`.
         unsafe { core::str::from_utf8_unchecked_mut(bytes) }
@@ -481,7 +513,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Like [`alloc_str`](Arena::alloc_str), returning an error instead of panicking.
     #[inline(always)]
-    pub fn try_alloc_str(&self, src: &str) -> Result<&mut str, AllocError> {
+    pub fn try_alloc_str(&self, src: &str) -> Result<&$ret mut str, AllocError> {
         let bytes = self.try_alloc_slice_copy(src.as_bytes())?;
         // SAFETY: a byte-for-byte copy of a `str`.
         Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
@@ -521,16 +553,22 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             None => self.alloc_slow(layout.size(), layout.align()),
         }
     }
+    };
+}
+pub(crate) use alloc_api;
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    alloc_api!('_);
 }
 
 /// Rounds a pointer down to a multiple of `align`, keeping its provenance.
-fn round_down_ptr(p: *mut u8, align: usize) -> *mut u8 {
+pub(crate) fn round_down_ptr(p: *mut u8, align: usize) -> *mut u8 {
     p.with_addr(bumping::round_down(p.addr(), align))
 }
 
 /// A zero-sized value needs no memory: any aligned non-null pointer holds it.
 #[inline(always)]
-fn zst<'a, T>(val: T) -> &'a mut T {
+pub(crate) fn zst<'a, T>(val: T) -> &'a mut T {
     let p = NonNull::<T>::dangling();
     // SAFETY: writing a zero-sized value through an aligned non-null pointer touches no
     // memory; the reference to it is valid for any lifetime.
@@ -543,7 +581,7 @@ fn zst<'a, T>(val: T) -> &'a mut T {
 /// The plain methods' way out: the value, or the panic of `alloc_failed`.
 #[inline(always)]
 #[track_caller]
-fn unwrap_or_fail<T, R>(result: Result<R, AllocError>, len: usize) -> R {
+pub(crate) fn unwrap_or_fail<T, R>(result: Result<R, AllocError>, len: usize) -> R {
     match result {
         Ok(r) => r,
         Err(err) => alloc_failed(len.saturating_mul(size_of::<T>()), align_of::<T>(), err),

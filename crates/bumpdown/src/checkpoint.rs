@@ -1,0 +1,299 @@
+//! Checkpoints: saving an arena's position and rewinding to it.
+//!
+//! Rewinding takes `&mut Arena`, which proves no allocation is still borrowed, so a
+//! rewind can never free memory that is in use. What remains to check is that the
+//! checkpoint still describes a state the arena can return to:
+//!
+//! * it was taken from this arena (arenas get an id when their first checkpoint is made);
+//! * no reset, and no rewind to an *older* position, happened since it was taken. Such a
+//!   checkpoint is stale: the state it describes is gone, even if the arena has since
+//!   grown past its position again.
+//!
+//! The second check works on checkpoint serial numbers. Every checkpoint gets the next
+//! serial. A rewind to a checkpoint with serial `s`, taken when the last serial handed
+//! out was `t`, invalidates exactly the checkpoints with serials in `s + 1 ..= t` (the
+//! ones taken after the target); a reset invalidates `1 ..= t`. A checkpoint with serial
+//! `c` is valid when every invalidation recorded after it (at `t >= c`) has `s >= c`.
+//! [`Lineage`] keeps just enough of the invalidations to answer that: the suffix minima
+//! of `s`, which stay few in practice because nested use pops them.
+
+use core::fmt;
+use core::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::arena::Arena;
+use crate::backing::BackingAllocator;
+use crate::chunk::Chunk;
+
+/// An arena's position, as [`Arena::checkpoint`] saw it. Cheap to copy; rewinding to it
+/// with [`Arena::rewind`] frees everything allocated after it.
+///
+/// ```
+/// let mut arena = bumpdown::Arena::new();
+/// let kept = arena.alloc(1u32) as *const u32;
+/// let cp = arena.checkpoint();
+/// for i in 0..100 { arena.alloc(i); }
+/// arena.rewind(cp);
+/// assert_eq!(arena.stats().used, 4);
+/// # let _ = kept;
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub(crate) raw: RawCheckpoint,
+    arena_id: usize,
+    serial: u64,
+}
+
+impl fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("arena", &self.arena_id)
+            .field("serial", &self.serial)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An arena's position without the bookkeeping that validates it; what scopes save on
+/// entry and restore on exit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawCheckpoint {
+    /// The current chunk then (`None`: no chunk).
+    pub(crate) chunk: Option<Chunk>,
+    /// The bump pointer then.
+    pub(crate) top: *mut u8,
+    /// How many out-of-band chunks there were.
+    pub(crate) big_count: usize,
+    pub(crate) retired_used: usize,
+    pub(crate) retired_wasted: usize,
+    /// The last checkpoint serial handed out then.
+    pub(crate) serial: u64,
+}
+
+/// Why [`Arena::try_rewind`] refused a checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RewindError {
+    /// The checkpoint was taken from another arena.
+    ForeignCheckpoint,
+    /// The arena was reset, or rewound to an older checkpoint, after this one was taken;
+    /// or (rewinding a [`ScopeGuard`](crate::ScopeGuard)) it was taken before the guard.
+    StaleCheckpoint,
+}
+
+impl fmt::Display for RewindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RewindError::ForeignCheckpoint => "the checkpoint belongs to another arena",
+            RewindError::StaleCheckpoint => {
+                "the checkpoint is stale: the arena was reset or rewound past it after it was taken"
+            }
+        })
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for RewindError {}
+
+/// Source of arena ids; 0 means "no id yet".
+static NEXT_ARENA_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// The invalidations a checkpoint must be checked against: pairs `(t, s)` meaning "the
+/// checkpoints with serials in `s + 1 ..= t` are stale", kept as suffix minima (both
+/// `t` and `s` strictly increase along the array).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Lineage {
+    entries: [(u64, u64); LINEAGE_CAP],
+    len: usize,
+}
+
+const LINEAGE_CAP: usize = 4;
+
+impl Lineage {
+    pub(crate) const EMPTY: Lineage = Lineage { entries: [(0, 0); LINEAGE_CAP], len: 0 };
+
+    /// Records that serials `s + 1 ..= t` are stale.
+    fn invalidate(&mut self, t: u64, s: u64) {
+        if s >= t {
+            return; // Nothing was taken after the target.
+        }
+        // Older entries with a larger `s` are covered by this one.
+        while self.len > 0 && self.entries[self.len - 1].1 >= s {
+            self.len -= 1;
+        }
+        if self.len == LINEAGE_CAP {
+            // Full: merge the two oldest entries, keeping the smaller `s` for both. That
+            // can only call more checkpoints stale, never fewer.
+            self.entries[1].1 = self.entries[0].1;
+            self.entries.copy_within(1.., 0);
+            self.len -= 1;
+        }
+        self.entries[self.len] = (t, s);
+        self.len += 1;
+    }
+
+    /// Whether the checkpoint with serial `c` is still valid.
+    fn allows(&self, c: u64) -> bool {
+        // The oldest invalidation recorded at or after `c` has the smallest `s` of all of
+        // them.
+        match self.entries[..self.len].iter().find(|&&(t, _)| t >= c) {
+            Some(&(_, s)) => s >= c,
+            None => true,
+        }
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
+    /// allocated after it; allocations made before it stay.
+    pub fn checkpoint(&self) -> Checkpoint {
+        let serial = self.serial.get() + 1;
+        self.serial.set(serial);
+        Checkpoint { raw: self.raw_checkpoint(), arena_id: self.id(), serial }
+    }
+
+    /// Frees everything allocated after `checkpoint` and returns the arena to where it
+    /// was then. Chunks taken since are kept for reuse; out-of-band chunks taken since go
+    /// back to the backing allocator. Safe: `&mut self` proves no allocation is borrowed.
+    ///
+    /// # Panics
+    /// If the checkpoint is from another arena, or stale (the arena was reset or rewound
+    /// to an older checkpoint since). See [`try_rewind`](Arena::try_rewind).
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// let cp = arena.checkpoint();
+    /// for round in 0..3 {
+    ///     let v = arena.alloc_slice_fill_copy(1000, round);
+    ///     assert_eq!(v[999], round);
+    ///     arena.rewind(cp); // the same checkpoint, again and again
+    /// }
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    #[track_caller]
+    pub fn rewind(&mut self, checkpoint: Checkpoint) {
+        if let Err(err) = self.try_rewind(checkpoint) {
+            panic!("bumpdown: cannot rewind: {err}");
+        }
+    }
+
+    /// Like [`rewind`](Arena::rewind), returning an error for a foreign or stale
+    /// checkpoint (and leaving the arena untouched).
+    ///
+    /// ```
+    /// use bumpdown::{Arena, RewindError};
+    /// let mut arena = Arena::new();
+    /// let cp = arena.checkpoint();
+    /// arena.reset();
+    /// assert_eq!(arena.try_rewind(cp), Err(RewindError::StaleCheckpoint));
+    /// let other = Arena::new();
+    /// assert_eq!(arena.try_rewind(other.checkpoint()), Err(RewindError::ForeignCheckpoint));
+    /// ```
+    pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        // SAFETY: `&mut self`: nothing allocated is borrowed.
+        unsafe { self.rewind_unborrowed(checkpoint, 0) }
+    }
+
+    /// Checks `checkpoint` (from this arena, not stale, taken after serial `after`) and
+    /// rewinds to it.
+    ///
+    /// # Safety
+    /// No allocation made after the checkpoint is in use, and nothing else allocates from
+    /// the arena while this runs.
+    pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
+        if checkpoint.arena_id != self.id() {
+            return Err(RewindError::ForeignCheckpoint);
+        }
+        let mut lineage = self.lineage.get();
+        let stale = checkpoint.serial <= self.reset_serial.get() || !lineage.allows(checkpoint.serial);
+        if stale || checkpoint.serial <= after {
+            return Err(RewindError::StaleCheckpoint);
+        }
+        lineage.invalidate(self.serial.get(), checkpoint.serial);
+        self.lineage.set(lineage);
+        // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
+        // arena and every change since only moved forward from it (the lineage check).
+        unsafe { self.restore(&checkpoint.raw) };
+        Ok(())
+    }
+
+    /// The position now, for scopes.
+    #[inline(always)]
+    pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
+        RawCheckpoint {
+            chunk: self.current.get(),
+            top: self.top(),
+            big_count: self.big_count.get(),
+            retired_used: self.retired_used.get(),
+            retired_wasted: self.retired_wasted.get(),
+            serial: self.serial.get(),
+        }
+    }
+
+    /// Returns to a scope's entry position and marks the checkpoints taken inside the
+    /// scope stale.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[inline(always)]
+    pub(crate) unsafe fn exit_scope(&self, entry: &RawCheckpoint) {
+        if self.serial.get() != entry.serial {
+            // Checkpoints were taken inside the scope: they die with it.
+            let mut lineage = self.lineage.get();
+            lineage.invalidate(self.serial.get(), entry.serial);
+            self.lineage.set(lineage);
+        }
+        // SAFETY: forwarded from the caller.
+        unsafe { self.restore(entry) }
+    }
+
+    /// Records that every checkpoint so far is stale (on reset).
+    #[inline(always)]
+    pub(crate) fn invalidate_all_checkpoints(&self) {
+        self.reset_serial.set(self.serial.get());
+    }
+
+    /// The arena's id, given out when first asked for.
+    fn id(&self) -> usize {
+        let id = self.id.get();
+        if id != 0 {
+            return id;
+        }
+        let id = NEXT_ARENA_ID.fetch_add(1, Ordering::Relaxed);
+        self.id.set(id);
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lineage;
+
+    #[test]
+    fn lineage_tracks_nested_rewinds() {
+        let mut l = Lineage::EMPTY;
+        // cp1 = 1, cp2 = 2; rewind to cp2 (nothing after it), then to cp1.
+        l.invalidate(2, 2);
+        assert!(l.allows(1) && l.allows(2));
+        l.invalidate(2, 1);
+        assert!(l.allows(1) && !l.allows(2));
+        // cp3 = 3 is taken after that rewind and is valid.
+        assert!(l.allows(3));
+        // A reset makes everything so far stale.
+        l.invalidate(3, 0);
+        assert!(!l.allows(1) && !l.allows(3) && l.allows(4));
+    }
+
+    #[test]
+    fn a_full_lineage_errs_on_the_stale_side() {
+        let mut l = Lineage::EMPTY;
+        // Rewinds to ever newer checkpoints, each after one more checkpoint was taken.
+        for k in 0..10u64 {
+            l.invalidate(2 * k + 2, 2 * k + 1);
+        }
+        // The newest invalidations are exact.
+        assert!(!l.allows(20) && l.allows(19) && l.allows(21));
+        // Nothing stale is ever allowed.
+        for k in 0..10u64 {
+            assert!(!l.allows(2 * k + 2), "serial {} is stale", 2 * k + 2);
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! Scopes: temporary allocation that is freed when a closure returns or a guard drops.
+//!
+//! A [`Scope`] is a small value holding its own copy of the arena's `top` and `bottom`.
+//! Used as a local in a loop, the compiler can keep `top` in a register: allocating is
+//! then a subtraction and a compare, with no store-to-load round trip through memory.
+//! The slow path passes the pointers to the arena by value and back, so the scope's
+//! address never escapes. On exit the arena returns to the scope's entry position.
+//!
+//! Lifetimes carry the safety:
+//! * [`Arena::scope`] takes `&mut Arena`: nothing else can allocate from the arena while
+//!   the scope lives, so the scope owns everything below its entry position.
+//! * A scope's allocations live for its brand `'s`, a lifetime the closure must accept
+//!   for *any* value (`for<'s>`), so nothing allocated in it can be returned or stored
+//!   outside. Allocations of an outer scope are not tied to a borrow of the outer handle,
+//!   so they stay usable while an inner scope (which borrows the handle mutably) runs.
+//! * [`ScopeGuard`] derefs to the arena itself: its allocations borrow the guard, so they
+//!   cannot outlive the guard's drop, which rewinds.
+
+use core::marker::PhantomData;
+use core::ops::Deref;
+
+use crate::arena::Arena;
+use crate::backing::{BackingAllocator, Global};
+use crate::checkpoint::RawCheckpoint;
+use crate::typed::prelude::*;
+
+/// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
+/// arena's whole allocation API, and what it allocates lives for the scope, `'s`.
+pub struct Scope<'s, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
+    // INVARIANT: `top` and `bottom` obey the arena's bump pointer invariant for the
+    // arena's current chunk (the arena's own `top` may lag behind: it is brought up to
+    // date before anything else looks at the arena). The arena is exclusively this
+    // scope's while it lives (it was borrowed mutably to make it).
+    top: core::cell::Cell<*mut u8>,
+    bottom: core::cell::Cell<*mut u8>,
+    arena: &'s Arena<MIN_ALIGN, A>,
+    /// `'s` is invariant, so scopes of different arenas or depths cannot be swapped.
+    _brand: PhantomData<fn(&'s ()) -> &'s ()>,
+}
+
+/// Restores the arena to a scope's entry position when dropped, also on unwinding.
+struct Exit<'a, const MIN_ALIGN: usize, A: BackingAllocator> {
+    arena: &'a Arena<MIN_ALIGN, A>,
+    entry: RawCheckpoint,
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Exit<'_, MIN_ALIGN, A> {
+    fn drop(&mut self) {
+        // SAFETY: the scope that allocated after `entry` has ended (this guard drops after
+        // the closure returned or unwound), so none of its allocations is in use, and the
+        // arena was exclusively the scope's, so it only moved forward from `entry`.
+        unsafe { self.arena.exit_scope(&self.entry) }
+    }
+}
+
+/// Runs `f` in a scope of `arena` and returns the arena to where it was, also when `f`
+/// unwinds.
+///
+/// # Safety
+/// Nothing else allocates from `arena`, rewinds or resets it until this returns.
+#[inline(always)]
+unsafe fn run_scope<const MIN_ALIGN: usize, A: BackingAllocator, R>(
+    arena: &Arena<MIN_ALIGN, A>,
+    f: impl for<'s> FnOnce(&mut Scope<'s, MIN_ALIGN, A>) -> R,
+) -> R {
+    // Declared before the scope, so dropped after it.
+    let _exit = Exit { arena, entry: arena.raw_checkpoint() };
+    let mut scope = Scope::enter(arena);
+    f(&mut scope)
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Runs `f` with a [`Scope`]: everything allocated through it is freed when `f`
+    /// returns or unwinds, and the arena is back where it was (chunks taken meanwhile are
+    /// kept for reuse). Scopes nest with [`Scope::scope`].
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// let total = arena.scope(|s| {
+    ///     let tmp = s.alloc_slice_fill_with(30, |i| i as i64);
+    ///     tmp.iter().sum::<i64>()
+    /// });
+    /// assert_eq!(total, 435);
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    ///
+    /// Nothing allocated in the scope can leave it:
+    ///
+    /// ```compile_fail
+    /// let mut arena = bumpdown::Arena::new();
+    /// let escaped = arena.scope(|s| s.alloc(1u32));
+    /// ```
+    #[inline]
+    pub fn scope<R>(&mut self, f: impl for<'s> FnOnce(&mut Scope<'s, MIN_ALIGN, A>) -> R) -> R {
+        // SAFETY: `&mut self`: the arena is ours alone while the scope runs.
+        unsafe { run_scope(self, f) }
+    }
+
+    /// Starts a scope that ends when the returned guard is dropped, for code that cannot
+    /// use a closure. The guard derefs to the arena: allocate through it as usual; those
+    /// allocations cannot outlive the guard.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// {
+    ///     let guard = arena.scope_guard();
+    ///     let tmp = guard.alloc_str("temporary");
+    ///     assert_eq!(tmp, "temporary");
+    /// } // freed here
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    pub fn scope_guard(&mut self) -> ScopeGuard<'_, MIN_ALIGN, A> {
+        let arena: &Self = self;
+        ScopeGuard { exit: Exit { arena, entry: arena.raw_checkpoint() } }
+    }
+}
+
+impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
+    /// A handle starting at the arena's current position.
+    #[inline(always)]
+    fn enter(arena: &'s Arena<MIN_ALIGN, A>) -> Self {
+        Scope {
+            top: core::cell::Cell::new(arena.top.get()),
+            bottom: core::cell::Cell::new(arena.bottom.get()),
+            arena,
+            _brand: PhantomData,
+        }
+    }
+
+    /// Brings the arena's bump pointer up to date with this handle's.
+    #[inline(always)]
+    fn sync_to_arena(&self) {
+        self.arena.top.set(self.top.get());
+    }
+
+    /// Takes the arena's bump pointers after it moved them.
+    #[inline(always)]
+    fn sync_from_arena(&self) {
+        self.top.set(self.arena.top.get());
+        self.bottom.set(self.arena.bottom.get());
+    }
+
+    /// Runs `f` in a nested scope: what it allocates is freed when it returns, while
+    /// everything this scope allocated before stays valid, inside and after.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// arena.scope(|outer| {
+    ///     let kept = outer.alloc(1u32);
+    ///     outer.scope(|inner| {
+    ///         let tmp = inner.alloc(2u32);
+    ///         *kept += *tmp;
+    ///     });
+    ///     assert_eq!(*kept, 3);
+    /// });
+    /// ```
+    #[inline]
+    pub fn scope<R>(&mut self, f: impl for<'i> FnOnce(&mut Scope<'i, MIN_ALIGN, A>) -> R) -> R {
+        self.sync_to_arena();
+        // SAFETY: the arena is this scope's alone, and `&mut self` keeps this scope from
+        // allocating until the nested one has ended.
+        let result = unsafe { run_scope(self.arena, f) };
+        self.sync_from_arena();
+        result
+    }
+
+    /// The arena's statistics, counting this scope's allocations.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// arena.scope(|s| {
+    ///     s.alloc(0u64);
+    ///     assert_eq!(s.stats().used, 8);
+    /// });
+    /// ```
+    pub fn stats(&self) -> crate::Stats {
+        self.sync_to_arena();
+        self.arena.stats()
+    }
+
+    // ----- Hooks of the shared allocation API (`typed.rs`) --------------------------
+
+    #[inline(always)]
+    pub(crate) fn top(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    #[inline(always)]
+    pub(crate) fn bottom_addr(&self) -> usize {
+        self.bottom.get().addr()
+    }
+
+    /// # Safety
+    /// As for `Arena::set_top`.
+    #[inline(always)]
+    pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
+        debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
+        self.top.set(new_top)
+    }
+
+    #[inline(always)]
+    pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let (result, top, bottom) = scope_slow(self.arena, self.top.get(), size, align);
+        self.top.set(top);
+        self.bottom.set(bottom);
+        result
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    pub(crate) fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(size, align, err),
+        }
+    }
+
+    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
+    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        let top = self.top.get().addr();
+        // The arena's current chunk is this scope's (every chunk switch goes through it).
+        ptr.as_ptr().addr() == top && size <= self.arena.current_end.get().addr() - top
+    }
+
+    /// # Safety
+    /// As for `Arena::free_if_big`.
+    pub(crate) unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
+        // SAFETY: forwarded; the arena is this scope's alone.
+        unsafe { self.arena.free_if_big(ptr) }
+    }
+
+    crate::typed::alloc_api!('s);
+}
+
+/// The slow path of a scope, by value: the scope's bump pointer in, the result and the
+/// new bump pointers out, so that the scope's own address never escapes.
+#[cold]
+#[inline(never)]
+fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+    arena: &Arena<MIN_ALIGN, A>,
+    top: *mut u8,
+    size: usize,
+    align: usize,
+) -> (Result<NonNull<u8>, AllocError>, *mut u8, *mut u8) {
+    arena.top.set(top);
+    let result = arena.alloc_slow(size, align);
+    (result, arena.top.get(), arena.bottom.get())
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> core::fmt::Debug for Scope<'_, MIN_ALIGN, A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Scope").field("stats", &self.stats()).finish()
+    }
+}
+
+/// A scope that ends when dropped; see [`Arena::scope_guard`]. Derefs to the arena.
+pub struct ScopeGuard<'a, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
+    exit: Exit<'a, MIN_ALIGN, A>,
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
+    /// Starts a nested scope that ends when the returned guard drops.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// let mut outer = arena.scope_guard();
+    /// outer.alloc(1u8);
+    /// {
+    ///     let inner = outer.scope_guard();
+    ///     inner.alloc([0u8; 100]);
+    /// }
+    /// assert_eq!(outer.stats().used, 1);
+    /// ```
+    pub fn scope_guard(&mut self) -> ScopeGuard<'_, MIN_ALIGN, A> {
+        let arena = self.exit.arena;
+        ScopeGuard { exit: Exit { arena, entry: arena.raw_checkpoint() } }
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
+    /// Rewinds to a checkpoint taken since this guard began; see [`Bump`](crate::Bump).
+    pub(crate) fn try_rewind_guarded(&mut self, checkpoint: crate::Checkpoint) -> Result<(), crate::RewindError> {
+        // SAFETY: allocations through the guard borrow it, so `&mut self` proves none is
+        // in use; those made before the guard are protected by refusing checkpoints
+        // older than its entry; a nested guard would borrow this one mutably.
+        unsafe { self.exit.arena.rewind_unborrowed(checkpoint, self.exit.entry.serial) }
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Deref for ScopeGuard<'_, MIN_ALIGN, A> {
+    type Target = Arena<MIN_ALIGN, A>;
+
+    fn deref(&self) -> &Self::Target {
+        self.exit.arena
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> core::fmt::Debug for ScopeGuard<'_, MIN_ALIGN, A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ScopeGuard").field("arena", self.exit.arena).finish()
+    }
+}

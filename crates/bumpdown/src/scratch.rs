@@ -1,0 +1,120 @@
+//! `scratch`: temporary memory from the current thread's own arenas (Bumper.jl's
+//! `@no_escape` with its task-local default buffer, checked by the compiler).
+//!
+//! Each nesting depth of `scratch` calls on a thread has an arena of its own. A nested
+//! call cannot share its caller's arena: the caller's scope keeps its bump pointer in a
+//! local, and it may still allocate while the nested call runs (the closure can capture
+//! it). With one arena per depth, every scope owns its arena outright, which is what
+//! makes `Scope` sound. Arenas are created the first time a depth is reached, kept for
+//! the next call (so a hot loop makes no backing-allocator calls), trimmed to
+//! [`SCRATCH_RETAIN`] bytes when a call returns, and freed when the thread exits.
+
+use core::cell::{Cell, UnsafeCell};
+use std::boxed::Box;
+use std::vec::Vec;
+
+use crate::arena::Arena;
+use crate::scope::Scope;
+
+/// What each depth's scratch arena keeps between calls, at most: 1 MiB. Memory beyond
+/// that (a one-off large temporary) goes back to the allocator when the call returns.
+pub const SCRATCH_RETAIN: usize = 1 << 20;
+
+/// The arenas of one thread, one per nesting depth.
+struct Scratch {
+    /// How many `scratch` calls are running on this thread.
+    depth: Cell<usize>,
+    // INVARIANT: the pointers come from `Box::into_raw` and are freed only in `drop`;
+    // the arena at index `d` is used only by the `scratch` call running at depth `d`.
+    // Raw pointers, not boxes: growing the vector must not assert uniqueness over arenas
+    // that outer calls are using.
+    arenas: UnsafeCell<Vec<*mut Arena>>,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for &arena in self.arenas.get_mut().iter() {
+            // SAFETY: from `Box::into_raw`, freed once, here; no call is running (the
+            // thread is exiting).
+            drop(unsafe { Box::from_raw(arena) });
+        }
+    }
+}
+
+std::thread_local! {
+    static SCRATCH: Scratch = const { Scratch { depth: Cell::new(0), arenas: UnsafeCell::new(Vec::new()) } };
+}
+
+/// Runs `f` with a [`Scope`] of the current thread's scratch arena; everything allocated
+/// through it is freed when `f` returns. Calls nest (each depth has its own arena), and
+/// may be made from anywhere: inside another `scratch`, a `Drop`, or while unwinding.
+///
+/// ```
+/// fn mean(xs: &[f64]) -> f64 {
+///     bumpdown::scratch(|s| {
+///         let tmp = s.alloc_slice_copy(xs);
+///         tmp.sort_by(f64::total_cmp);
+///         tmp.iter().sum::<f64>() / tmp.len() as f64
+///     })
+/// }
+/// assert_eq!(mean(&[3.0, 1.0, 2.0]), 2.0);
+/// ```
+///
+/// Allocations cannot escape:
+///
+/// ```compile_fail
+/// let leaked = bumpdown::scratch(|s| s.alloc(1u32));
+/// ```
+pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s>) -> R) -> R {
+    let mut f = Some(f);
+    let mut result = None;
+    let ran = SCRATCH.try_with(|scratch| result = Some(scratch.run(f.take().expect("called once"))));
+    match (ran, result) {
+        (Ok(()), Some(result)) => result,
+        // The thread's storage is being torn down: use an arena of this call's own.
+        _ => Arena::new().scope(f.take().expect("not run yet")),
+    }
+}
+
+impl Scratch {
+    fn run<R>(&self, f: impl for<'s> FnOnce(&mut Scope<'s>) -> R) -> R {
+        let depth = self.depth.get();
+        let arena = self.arena_at(depth);
+        self.depth.set(depth + 1);
+        let _leave = Leave { scratch: self, depth, arena };
+        // SAFETY: the arena at `depth` is used only by this call (see `Scratch`), so it
+        // is ours alone until `_leave` runs.
+        let arena = unsafe { &mut *arena };
+        arena.scope(f)
+    }
+
+    /// The arena for `depth`, made on first use.
+    fn arena_at(&self, depth: usize) -> *mut Arena {
+        // SAFETY: the vector is only touched here and in `drop`, never while a reference
+        // into it is alive (callers keep only the raw pointers it holds).
+        let arenas = unsafe { &mut *self.arenas.get() };
+        if arenas.len() <= depth {
+            arenas.push(Box::into_raw(Box::new(Arena::new())));
+        }
+        arenas[depth]
+    }
+}
+
+/// Ends a `scratch` call: trims its arena and pops the depth, also when unwinding.
+struct Leave<'a> {
+    scratch: &'a Scratch,
+    depth: usize,
+    arena: *mut Arena,
+}
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the scope on this arena has ended (it was dropped before this guard),
+        // and no other call uses this depth's arena.
+        let arena = unsafe { &mut *self.arena };
+        if arena.allocated_bytes_including_metadata() > SCRATCH_RETAIN {
+            arena.reset_with_limit(SCRATCH_RETAIN);
+        }
+        self.scratch.depth.set(self.depth);
+    }
+}
