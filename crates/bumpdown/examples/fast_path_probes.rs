@@ -66,6 +66,24 @@ pub fn bumpdown_probe_alloc_str<'a>(arena: &'a Arena, s: &str) -> &'a mut str {
     arena.alloc_str(s)
 }
 
+/// A scope handle has the same fast path as the arena.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_scope_alloc_u64<'s>(scope: &bumpdown::Scope<'s>, v: u64) -> &'s mut u64 {
+    scope.alloc(v)
+}
+
+/// A loop through a scope handle: `top` should stay in a register across iterations.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_scope_loop_u64(arena: &mut Arena, n: u64) {
+    arena.scope(|s| {
+        for i in 0..n {
+            black_box(s.alloc(i));
+        }
+    });
+}
+
 fn main() {
     let arena = Arena::new();
     run_all(&arena);
@@ -74,4 +92,7 @@ fn main() {
     black_box(bumpdown_probe_alloc_3x_u64(&arena, 1));
     black_box(bumpdown_probe_alloc_slice_copy_u8(&arena, b"probe"));
     black_box(bumpdown_probe_alloc_str(&arena, "probe"));
+    let mut arena = Arena::new();
+    bumpdown_probe_scope_loop_u64(&mut arena, 3);
+    arena.scope(|s| black_box(*bumpdown_probe_scope_alloc_u64(s, 1)));
 }

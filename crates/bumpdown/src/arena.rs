@@ -102,6 +102,8 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) peak_used: Cell<usize>,
     /// Out-of-band chunks in `big`.
     pub(crate) big_count: Cell<usize>,
+    /// Why the last failed slow-path call of a scope failed (see `scope.rs`).
+    pub(crate) last_error: Cell<AllocError>,
 
     // Checkpoint bookkeeping (see `checkpoint.rs`): the arena's id (0 until a checkpoint
     // needs one), the last checkpoint serial handed out, the serial up to which a reset
@@ -200,6 +202,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
             big_count: Cell::new(0),
+            last_error: Cell::new(AllocError::OUT_OF_MEMORY),
             id: Cell::new(0),
             serial: Cell::new(0),
             reset_serial: Cell::new(0),

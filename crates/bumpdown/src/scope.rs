@@ -200,10 +200,11 @@ impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
 
     #[inline(always)]
     pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let (result, top, bottom) = scope_slow(self.arena, self.top.get(), size, align);
-        self.top.set(top);
-        self.bottom.set(bottom);
-        result
+        let result = scope_slow(self.arena, self.top.get(), size, align);
+        // The arena holds the moved pointers (and the error); reading them from there
+        // keeps this handle's own address out of the call.
+        self.sync_from_arena();
+        result.ok_or_else(|| self.arena.last_error.get())
     }
 
     #[inline(always)]
@@ -232,8 +233,9 @@ impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
     crate::typed::alloc_api!('s);
 }
 
-/// The slow path of a scope, by value: the scope's bump pointer in, the result and the
-/// new bump pointers out, so that the scope's own address never escapes.
+/// The slow path of a scope: takes the scope's bump pointer by value and leaves the new
+/// pointers in the arena, so that the scope's own address never escapes (the compiler
+/// can then keep its `top` in a register).
 #[cold]
 #[inline(never)]
 fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
@@ -241,10 +243,11 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     top: *mut u8,
     size: usize,
     align: usize,
-) -> (Result<NonNull<u8>, AllocError>, *mut u8, *mut u8) {
+) -> Option<NonNull<u8>> {
     arena.top.set(top);
-    let result = arena.alloc_slow(size, align);
-    (result, arena.top.get(), arena.bottom.get())
+    // An `Option` comes back in one register; a `Result` would go through memory and
+    // cost the caller's fast path a stack frame.
+    arena.alloc_slow(size, align).map_err(|err| arena.last_error.set(err)).ok()
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> core::fmt::Debug for Scope<'_, MIN_ALIGN, A> {

@@ -49,6 +49,29 @@ fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
     panic!("{symbol}: no ret found")
 }
 
+/// The instructions of the innermost loop of `symbol`: from the target of its last
+/// backward conditional branch up to that branch, in address order.
+fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    let mut insns: Vec<(u64, String)> = Vec::new();
+    for line in asm[start..].lines().skip(1) {
+        let Some((addr, insn)) = line.split_once(":\t") else { break };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { break };
+        insns.push((addr, insn.trim().to_string()));
+    }
+    let (branch_at, target) = insns
+        .iter()
+        .rev()
+        .filter(|(_, i)| is_conditional_branch(i))
+        .find_map(|(a, i)| {
+            let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
+            (target < *a).then_some((*a, target))
+        })
+        .unwrap_or_else(|| panic!("{symbol}: no loop found"));
+    insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
+}
+
 fn is_conditional_branch(insn: &str) -> bool {
     insn.starts_with('j') && !insn.starts_with("jmp")
 }
@@ -97,6 +120,21 @@ fn fast_paths_are_short_straight_lines() {
     let c = count(&asm, "bumpdown_probe_alloc_3x_u64", "rsi");
     assert_eq!(c.branches, 3);
     assert_eq!(c.top_loads, 1, "top reloaded between allocations");
+    // A scope handle has the same fast path when it is not inlined, but for a stack frame
+    // its slow path needs (three pushes, `add rsp` and two pops, not counted) and one
+    // register copy of the old `top` that the slow path takes.
+    let c = count(&asm, "bumpdown_probe_scope_alloc_u64", "rdi+0x8");
+    assert_eq!(c.branches, 1);
+    assert_eq!(c.top_loads, 1);
+    let body = c.instructions - ["push", "push", "push", "add rsp", "pop", "pop"].len();
+    assert!(body <= 9, "Scope::alloc::<u64>: {body} instructions");
+    // In a loop through a scope handle, `top` and `bottom` stay in registers: the loop
+    // body reads no memory at all.
+    let body = loop_body(&asm, "bumpdown_probe_scope_loop_u64");
+    eprintln!("scope loop body:\n    {}", body.join("\n    "));
+    assert!(body.len() <= 12, "scope loop body is {} instructions", body.len());
+    let loads: Vec<_> = body.iter().filter(|i| i.starts_with("mov") && i.contains(",QWORD PTR [")).collect();
+    assert!(loads.is_empty(), "the scope loop reloads from memory: {loads:?}");
     // Run-time lengths: still one branch (the capacity check covers overflow too).
     for probe in ["alloc_slice_copy_u8", "alloc_str"] {
         let c = count(&asm, &format!("bumpdown_probe_{probe}"), "rdi");

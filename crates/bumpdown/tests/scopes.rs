@@ -1,0 +1,234 @@
+//! Scopes, guards and scratch: memory is freed at the end, the arena is back exactly
+//! where it was, outer allocations survive, and chunks are reused without thrashing.
+
+mod common;
+
+use bumpdown::{scratch, Arena, Stats};
+use common::{scaled, TestAlloc};
+
+type TestArena<'a> = Arena<1, &'a TestAlloc>;
+
+/// What must be identical before a scope and after it. (Chunks the scope took stay, as
+/// spares for reuse; peak use may have grown.)
+fn position<A: bumpdown::BackingAllocator>(arena: &Arena<1, A>) -> (usize, usize, usize, usize) {
+    let Stats { used, wasted, big_chunks, .. } = arena.stats();
+    (arena.chunk_capacity(), used, wasted, big_chunks)
+}
+
+#[test]
+fn a_scope_frees_everything_and_restores_the_position() {
+    let mut arena = Arena::new();
+    let kept = arena.alloc(7u64) as *const u64;
+    let before = position(&arena);
+    let sum = arena.scope(|s| {
+        let v = s.alloc_slice_fill_with(1000, |i| i as u64);
+        let t = s.alloc_str("temporary");
+        assert_eq!(t, "temporary");
+        v.iter().sum::<u64>()
+    });
+    assert_eq!(sum, 499_500);
+    assert_eq!(position(&arena), before);
+    // SAFETY: allocated before the scope; the scope never touched it.
+    assert_eq!(unsafe { *kept }, 7);
+    arena.check_invariants();
+}
+
+#[test]
+fn outer_allocations_live_through_nested_scopes() {
+    let mut arena = Arena::new();
+    arena.scope(|outer| {
+        let a = outer.alloc(1u32);
+        let before = outer.stats().used;
+        outer.scope(|inner| {
+            let b = inner.alloc(2u32);
+            *a += *b;
+            inner.scope(|innermost| {
+                let c = innermost.alloc_slice_fill_copy(10_000, 3u8);
+                *a += u32::from(c[9999]);
+            });
+            *b += 1;
+            assert_eq!(*b, 3);
+        });
+        assert_eq!(*a, 6);
+        assert_eq!(outer.stats().used, before);
+        let d = outer.alloc(4u32);
+        assert_eq!(*a + *d, 10);
+    });
+    assert_eq!(arena.stats().used, 0);
+    arena.check_invariants();
+}
+
+#[test]
+fn scopes_nest_deeply() {
+    fn descend(s: &mut bumpdown::Scope<'_>, depth: usize, total: &mut usize) {
+        let here = s.alloc(depth);
+        if depth > 0 {
+            s.scope(|inner| descend(inner, depth - 1, total));
+        }
+        *total += *here;
+    }
+    let mut arena = Arena::new();
+    let mut total = 0;
+    let depth = scaled(500, 50);
+    arena.scope(|s| descend(s, depth, &mut total));
+    assert_eq!(total, depth * (depth + 1) / 2);
+    assert_eq!(arena.stats().used, 0);
+    arena.check_invariants();
+}
+
+#[test]
+fn a_panicking_scope_still_restores_the_arena() {
+    let mut arena = Arena::new();
+    arena.alloc(1u8);
+    let before = position(&arena);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        arena.scope(|s| {
+            s.alloc_slice_fill_copy(100_000, 0u8);
+            panic!("boom");
+        })
+    }));
+    assert!(result.is_err());
+    assert_eq!(position(&arena), before);
+    arena.check_invariants();
+}
+
+#[test]
+fn scope_chunks_are_kept_and_big_ones_returned() {
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(64 << 10);
+    arena.alloc(0u8);
+    let held = backing.live_bytes.get();
+    arena.scope(|s| {
+        for _ in 0..scaled(1000, 100) {
+            s.alloc([0u8; 64]);
+        }
+        s.alloc_slice_fill_copy(20_000, 1u8); // out of band (> 64 KiB / 8)
+    });
+    // Regular chunks taken in the scope are kept for reuse; the big one went back.
+    assert_eq!(arena.stats().big_chunks, 0);
+    assert!(arena.stats().spare_chunks > 0);
+    let allocs = backing.allocs.get();
+    arena.scope(|s| {
+        for _ in 0..scaled(1000, 100) {
+            s.alloc([0u8; 64]);
+        }
+    });
+    assert_eq!(backing.allocs.get(), allocs, "the second scope did not reuse the chunks");
+    assert!(backing.live_bytes.get() > held);
+    arena.check_invariants();
+}
+
+#[test]
+fn ten_thousand_scopes_at_a_chunk_boundary_do_not_thrash() {
+    // Bumper.jl's pathology: the arena is all but full, and each scope needs a new chunk.
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing);
+    arena.alloc(0u8);
+    let nearly_all = arena.chunk_capacity() - 1;
+    arena.alloc_slice_fill_copy(nearly_all, 0u8);
+    let calls = backing.calls();
+    for i in 0..scaled(10_000, 300) {
+        arena.scope(|s| {
+            let v = s.alloc([i as u8; 32]);
+            assert_eq!(v[31], i as u8);
+        });
+    }
+    assert!(backing.calls() - calls <= 1, "{} backing calls", backing.calls() - calls);
+    arena.check_invariants();
+}
+
+#[test]
+fn a_scope_has_the_whole_allocation_api() {
+    let mut arena = Arena::new();
+    arena.scope(|s| {
+        assert_eq!(*s.alloc(1u8), 1);
+        assert_eq!(*s.try_alloc(2u16).unwrap(), 2);
+        assert_eq!(*s.alloc_with(|| 3u32), 3);
+        assert_eq!(s.alloc_slice_copy(&[1, 2]), &[1, 2]);
+        assert_eq!(s.alloc_slice_clone(&[Some(1)]), &[Some(1)]);
+        assert_eq!(s.alloc_slice_fill_default::<u8>(2), &[0, 0]);
+        assert_eq!(s.alloc_slice_fill_iter([5, 6]), &[5, 6]);
+        assert_eq!(s.alloc_str("x"), "x");
+        assert!(s.try_alloc_slice_fill_copy(usize::MAX, 0u64).is_err());
+        let p = s.alloc_layout(std::alloc::Layout::from_size_align(16, 16).unwrap());
+        assert_eq!(p.as_ptr() as usize % 16, 0);
+        // An iterator that allocates from the same scope while it is collected.
+        let nested = s.alloc_iter((0..100u32).map(|i| *s.alloc(i) + 1));
+        assert_eq!(nested.iter().sum::<u32>(), (1..=100).sum());
+    });
+    arena.check_invariants();
+}
+
+#[test]
+fn guards_free_on_drop_and_nest() {
+    let mut arena = Arena::new();
+    arena.alloc(1u8);
+    let before = position(&arena);
+    {
+        let mut outer = arena.scope_guard();
+        let a = outer.alloc(5u32) as *const u32;
+        {
+            let inner = outer.scope_guard();
+            inner.alloc_slice_fill_copy(100_000, 0u8);
+        }
+        assert_eq!(outer.stats().big_chunks, 0);
+        // SAFETY: allocated through the outer guard, which is alive.
+        assert_eq!(unsafe { *a }, 5);
+    }
+    assert_eq!(position(&arena), before);
+    arena.check_invariants();
+}
+
+#[test]
+fn scratch_nests_and_reuses_its_memory() {
+    let total = scratch(|outer| {
+        let a = outer.alloc_slice_fill_copy(100, 1u32);
+        let inner = scratch(|inner| {
+            let b = inner.alloc_slice_fill_copy(100, 2u32);
+            // The outer scope can still allocate while the nested call runs.
+            let c = outer.alloc(3u32);
+            b.iter().sum::<u32>() + *c
+        });
+        a.iter().sum::<u32>() + inner
+    });
+    assert_eq!(total, 100 + 200 + 3);
+    // From a destructor too.
+    struct Tidy;
+    impl Drop for Tidy {
+        fn drop(&mut self) {
+            assert_eq!(scratch(|s| *s.alloc(9u8)), 9);
+        }
+    }
+    scratch(|s| {
+        let _t = Tidy;
+        s.alloc(0u8);
+    });
+}
+
+#[test]
+fn scratch_trims_to_its_retention_bound() {
+    // A one-off large temporary does not stay held.
+    scratch(|s| {
+        s.alloc_slice_fill_copy(scaled(4 << 20, 64 << 10), 0u8);
+    });
+    let held = scratch(|s| s.stats().held_bytes);
+    assert!(held <= bumpdown::SCRATCH_RETAIN, "{held} bytes held");
+}
+
+#[test]
+fn scratch_threads_have_their_own_arenas() {
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            std::thread::spawn(move || {
+                scratch(|s| {
+                    let v = s.alloc_slice_fill_with(1000, |i| t * 1000 + i as u64);
+                    v.iter().sum::<u64>()
+                })
+            })
+        })
+        .collect();
+    for (t, h) in handles.into_iter().enumerate() {
+        let t = t as u64;
+        assert_eq!(h.join().unwrap(), t * 1_000_000 + 499_500);
+    }
+}
