@@ -17,6 +17,8 @@ struct Live {
     ptr: NonNull<u8>,
     layout: Layout,
     byte: u8,
+    /// When it was made: a rewind frees exactly the allocations made after its checkpoint.
+    seq: u64,
 }
 
 fn fill(ptr: NonNull<u8>, len: usize, byte: u8) {
@@ -65,33 +67,52 @@ fn run<const M: usize>(seed: u64, steps: usize) {
     let mut arena: Arena<M, &TestAlloc> = Arena::new_in(&backing).with_max_chunk_size(1 << 16);
     let mut rng = Rng(seed);
     let mut live: Vec<Live> = Vec::new();
+    // Checkpoints still valid, oldest first, with the step they were taken at; and
+    // some that went stale.
+    let mut checkpoints: Vec<(bumpdown::Checkpoint, u64)> = Vec::new();
+    let mut stale: Vec<bumpdown::Checkpoint> = Vec::new();
     for step in 0..steps {
         let byte = (step % 251) as u8;
-        match rng.below(16) {
+        match rng.below(17) {
             0..=3 => {
                 let layout = random_layout(&mut rng);
                 if let Ok(p) = arena.try_alloc_layout(layout) {
                     fill(p, layout.size(), byte);
-                    live.push(Live { ptr: p, layout, byte });
+                    live.push(Live { ptr: p, layout, byte, seq: step as u64 });
                 }
             }
             4 => {
                 let Ok(v) = arena.try_alloc(u64::from_ne_bytes([byte; 8])) else { continue };
-                live.push(Live { ptr: NonNull::from(&mut *v).cast(), layout: Layout::new::<u64>(), byte });
+                live.push(Live {
+                    ptr: NonNull::from(&mut *v).cast(),
+                    layout: Layout::new::<u64>(),
+                    byte,
+                    seq: step as u64,
+                });
             }
             5 => {
                 let Ok(v) = arena.try_alloc(byte) else { continue };
-                live.push(Live { ptr: NonNull::from(&mut *v), layout: Layout::new::<u8>(), byte });
+                live.push(Live { ptr: NonNull::from(&mut *v), layout: Layout::new::<u8>(), byte, seq: step as u64 });
             }
             6 => {
                 let Ok(v) = arena.try_alloc(u128::from_ne_bytes([byte; 16])) else { continue };
-                live.push(Live { ptr: NonNull::from(&mut *v).cast(), layout: Layout::new::<u128>(), byte });
+                live.push(Live {
+                    ptr: NonNull::from(&mut *v).cast(),
+                    layout: Layout::new::<u128>(),
+                    byte,
+                    seq: step as u64,
+                });
             }
             7 => {
                 let len = rng.below(200) as usize;
                 let src = vec![byte; len];
                 let Ok(s) = arena.try_alloc_slice_copy(&src) else { continue };
-                live.push(Live { ptr: NonNull::from(&mut *s).cast(), layout: Layout::array::<u8>(len).unwrap(), byte });
+                live.push(Live {
+                    ptr: NonNull::from(&mut *s).cast(),
+                    layout: Layout::array::<u8>(len).unwrap(),
+                    byte,
+                    seq: step as u64,
+                });
             }
             8 => {
                 let len = rng.below(50) as usize;
@@ -100,12 +121,18 @@ fn run<const M: usize>(seed: u64, steps: usize) {
                     ptr: NonNull::from(&mut *s).cast(),
                     layout: Layout::array::<u32>(len).unwrap(),
                     byte,
+                    seq: step as u64,
                 });
             }
             9 => {
                 let len = rng.below(40) as usize;
                 let Ok(s) = arena.try_alloc_iter(std::iter::repeat_n(byte, len).filter(|_| true)) else { continue };
-                live.push(Live { ptr: NonNull::from(&mut *s).cast(), layout: Layout::array::<u8>(len).unwrap(), byte });
+                live.push(Live {
+                    ptr: NonNull::from(&mut *s).cast(),
+                    layout: Layout::array::<u8>(len).unwrap(),
+                    byte,
+                    seq: step as u64,
+                });
             }
             10 | 11 if !live.is_empty() => {
                 // Grow or shrink a block: usually the newest, sometimes any.
@@ -131,7 +158,7 @@ fn run<const M: usize>(seed: u64, steps: usize) {
                         let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), kept) };
                         assert!(common::all_bytes_are(bytes, old.byte), "resize lost bytes");
                         fill(p, new.size(), byte);
-                        live.push(Live { ptr: p, layout: new, byte });
+                        live.push(Live { ptr: p, layout: new, byte, seq: step as u64 });
                     }
                     Err(_) => live.push(old),
                 }
@@ -149,8 +176,26 @@ fn run<const M: usize>(seed: u64, steps: usize) {
                 };
                 arena.set_allocation_limit(limit);
             }
+            15 => {
+                if checkpoints.is_empty() || rng.below(2) == 0 {
+                    checkpoints.push((arena.checkpoint(), step as u64));
+                } else {
+                    // Rewind to a random valid checkpoint; the newer ones go stale.
+                    let k = rng.below(checkpoints.len() as u64) as usize;
+                    let (cp, at) = checkpoints[k];
+                    stale.extend(checkpoints.drain(k + 1..).map(|(c, _)| c));
+                    arena.rewind(cp);
+                    live.retain(|l| l.seq < at);
+                }
+                if let Some(&cp) = stale.last() {
+                    let used = arena.stats().used;
+                    assert_eq!(arena.try_rewind(cp), Err(bumpdown::RewindError::StaleCheckpoint));
+                    assert_eq!(arena.stats().used, used);
+                }
+            }
             14 if rng.below(8) == 0 => {
                 live.clear();
+                stale.extend(checkpoints.drain(..).map(|(c, _)| c));
                 if rng.below(2) == 0 {
                     arena.reset();
                 } else {
