@@ -57,6 +57,11 @@ pub enum Command {
         /// Which of the processes this is (0-based), for progress messages.
         index: usize,
     },
+    /// Child: measure the scope tables once and print raw samples.
+    ScopesChild {
+        /// Which of the processes this is (0-based).
+        index: usize,
+    },
     /// Child: run the seed-004 workload for one contender.
     Seed004Child {
         /// Contender name.
@@ -98,7 +103,8 @@ Prints a markdown report comparing bumpdown with other bump allocators on stdout
 
   --quick          default: about a minute on two cores
   --full           more samples and processes
-  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\" is a row too)
+  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\" is a row too;
+                   \"scope\" and \"bumper\" pick the scope section's tables)
   --processes N    measure the speed table in N processes
   --list           print the row names and exit";
 
@@ -122,6 +128,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
                     "speed" => {
                         let n = value("--child speed")?;
                         Command::SpeedChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
+                    }
+                    "scopes" => {
+                        let n = value("--child scopes")?;
+                        Command::ScopesChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
                     }
                     "seed004" => Command::Seed004Child { contender: value("--child seed004")? },
                     other => return Err(format!("unknown child kind {other:?}")),
@@ -166,6 +176,7 @@ mod tests {
             Command::Seed004Child { contender: "bumpalo".to_owned() }
         );
         assert_eq!(parse_str("--child speed 2").unwrap().command, Command::SpeedChild { index: 2 });
+        assert_eq!(parse_str("--child scopes 3").unwrap().command, Command::ScopesChild { index: 3 });
     }
 
     #[test]

@@ -148,7 +148,7 @@ impl<const N: usize> Work for StrLit<N> {
 
 /// Arena capacity for `iters` steps of `work`: the payload plus a quarter for
 /// alignment padding, plus a page for chunk headers.
-fn capacity_for<W: Work>(work: &W, iters: usize) -> usize {
+pub fn capacity_for<W: Work>(work: &W, iters: usize) -> usize {
     let payload = work.bytes() * iters;
     payload + payload / 4 + 4096
 }

@@ -4,6 +4,7 @@
 //! The same binary is parent and child: the parent re-runs itself with
 //! `--child ...` for every measurement that needs a process of its own.
 
+mod bumper;
 mod cli;
 mod contenders;
 mod harness;
@@ -15,6 +16,8 @@ mod procs;
 mod report;
 mod resets;
 mod rows;
+mod scope_kernels;
+mod scopes;
 mod seed004;
 mod sources;
 mod speed;
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Command::SpeedChild { index } => speed::child_main(&options, *index),
+        Command::ScopesChild { index } => scopes::child_main(&options, *index),
         Command::Seed004Child { contender } => seed004::child_main(contender),
         Command::Report => run_report(options),
     };
@@ -57,6 +61,9 @@ fn list(options: &Options) -> Result<(), String> {
     for row in rows::selected(options.filter.as_deref()) {
         text.push_str(&format!("{:<24} {}\n", row.name, row.what));
     }
+    for row in scopes::selected(options.filter.as_deref()) {
+        text.push_str(&format!("{:<24} {} ({})\n", row.name, row.what, row.table.unit()));
+    }
     if options.selects("seed004") {
         text.push_str(&format!(
             "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
@@ -71,9 +78,10 @@ fn list(options: &Options) -> Result<(), String> {
 fn run_report(options: Options) -> Result<(), String> {
     let speed = speed::measure(&options)?;
     let speed = (!speed.rows.is_empty()).then_some(speed);
+    let scopes = scopes::measure(&options)?;
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
     let seed004 = if options.selects("seed004") { Some(seed004::measure()?) } else { None };
-    let report = report::Report { machine: machine::Machine::detect(), options, speed, resets, seed004 };
+    let report = report::Report { machine: machine::Machine::detect(), options, speed, scopes, resets, seed004 };
     let markdown = report.markdown();
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(markdown.as_bytes());

@@ -252,17 +252,23 @@ fn combine(raw: Vec<RawCell>) -> Vec<CellResult> {
 /// or more processes every 16-byte slot of a cache line is measured once.
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
     let options = options.clone();
+    let out = on_shifted_stack(index, move || measure_rows(&options, index))?;
+    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+}
+
+/// Runs `measure` on a fresh thread whose stack is shifted by `16 * (index % 4)`
+/// bytes (see [`child_main`]) and returns what it returned.
+pub fn on_shifted_stack(index: usize, measure: impl FnOnce() -> String + Send + 'static) -> Result<String, String> {
     let worker = std::thread::Builder::new()
         .name("measure".to_owned())
         .spawn(move || match index % 4 {
-            0 => with_stack_shift::<0>(|| measure_rows(&options, index)),
-            1 => with_stack_shift::<16>(|| measure_rows(&options, index)),
-            2 => with_stack_shift::<32>(|| measure_rows(&options, index)),
-            _ => with_stack_shift::<48>(|| measure_rows(&options, index)),
+            0 => with_stack_shift::<0>(measure),
+            1 => with_stack_shift::<16>(measure),
+            2 => with_stack_shift::<32>(measure),
+            _ => with_stack_shift::<48>(measure),
         })
         .map_err(|e| format!("cannot start the measuring thread: {e}"))?;
-    let out = worker.join().map_err(|_| "the measuring thread panicked".to_owned())?;
-    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+    worker.join().map_err(|_| "the measuring thread panicked".to_owned())
 }
 
 /// Runs `f` with `PAD` more bytes of this frame on the stack below the caller.
