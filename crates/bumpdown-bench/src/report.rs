@@ -10,6 +10,8 @@ use crate::json::Json;
 use crate::kernels::Form;
 use crate::machine::Machine;
 use crate::resets::{self, ResetResult};
+use crate::scope_kernels;
+use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
 
@@ -21,6 +23,8 @@ pub struct Report {
     pub options: Options,
     /// The speed table, if any row was selected.
     pub speed: Option<SpeedResults>,
+    /// The scope tables, if any of their rows was selected.
+    pub scopes: Option<ScopeResults>,
     /// What each reset keeps.
     pub resets: Vec<ResetResult>,
     /// The seed-004 workload, if selected.
@@ -86,6 +90,9 @@ impl Report {
         self.header(&mut md);
         if let Some(speed) = &self.speed {
             self.speed_section(&mut md, speed);
+        }
+        if let Some(scopes) = &self.scopes {
+            scope_section(&mut md, scopes);
         }
         if !self.resets.is_empty() {
             self.reset_section(&mut md);
@@ -232,6 +239,9 @@ impl Report {
                 ]),
             ));
         }
+        if let Some(scopes) = &self.scopes {
+            fields.push(("scopes", scopes_json(scopes)));
+        }
         fields.push((
             "resets",
             Json::Arr(
@@ -308,7 +318,12 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
             }
         }
         if speed.process_count() > 1 {
-            let _ = writeln!(md, " {} |", spread_cell(&cells));
+            let spreads: Vec<Spread> = cells
+                .iter()
+                .flatten()
+                .map(|c| Spread { name: &c.contender, medians: &c.process_medians, ratios: &c.process_ratios })
+                .collect();
+            let _ = writeln!(md, " {} |", spread_cell(&spreads));
         } else {
             md.push_str(" — |\n");
         }
@@ -324,24 +339,165 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
     let _ = writeln!(md, "\n{}\n", legend());
 }
 
+/// One cell's per-process figures, for the spread column.
+struct Spread<'a> {
+    /// Column name.
+    name: &'a str,
+    /// Per-process medians.
+    medians: &'a [f64],
+    /// Per-process ratios to the row's fastest.
+    ratios: &'a [f64],
+}
+
 /// The spread column: the widest range of per-process medians and of
 /// per-process ratios among a row's cells.
-fn spread_cell(cells: &[Option<&speed::CellResult>]) -> String {
-    let widest = |values: fn(&speed::CellResult) -> &[f64]| {
+fn spread_cell<'a>(cells: &[Spread<'a>]) -> String {
+    let widest = |values: fn(&Spread<'a>) -> &'a [f64]| {
         cells
             .iter()
-            .flatten()
             .max_by(|a, b| speed::relative_spread(values(a)).total_cmp(&speed::relative_spread(values(b))))
-            .map(|cell| (cell.contender.as_str(), speed::range(values(cell))))
+            .map(|cell| (cell.name, speed::range(values(cell))))
     };
-    let medians = widest(|c| &c.process_medians);
-    let ratios = widest(|c| &c.process_ratios);
+    let medians = widest(|c| c.medians);
+    let ratios = widest(|c| c.ratios);
     match (medians, ratios) {
         (Some((m_name, (m_lo, m_hi))), Some((r_name, (r_lo, r_hi)))) => {
             format!("{}–{} ns ({m_name}); {r_lo:.2}–{r_hi:.2}x ({r_name})", ns(m_lo), ns(m_hi))
         }
         _ => "—".to_owned(),
     }
+}
+
+fn scope_section(md: &mut String, scopes: &ScopeResults) {
+    let processes = scopes.stack_offsets.len();
+    let _ = writeln!(md, "## Scopes and temporary memory\n");
+    let _ = writeln!(
+        md,
+        "- Each cell: median time per operation over {} samples ({processes} processes × {}), and the \
+         ratio to the fastest way of the row (1.00x = fastest). Measured as the speed table is: all \
+         cells of a row interleaved sample by sample after a warm-up, clock overhead subtracted, the \
+         stack shifted 16 bytes per process (offsets mod 64: {:?}). Measuring took {:.0} s.\n\
+         - Arenas are sized and warmed beforehand and scopes rewind on exit, so no timed batch \
+         allocates a chunk (⚠ marks a cell where one did). Every allocation goes to `black_box`.\n\
+         - In the scope columns the arena lives on the heap and reaches an `#[inline(never)]` \
+         function as `&mut`; that function opens the scope, with the crate's own call, and runs the \
+         loop. `scratch` needs no arena: it uses the thread's own.\n\
+         - *Allocation loop*: one scope per sample, {} allocations in it. The `&Arena` and local \
+         `Arena` columns are the speed table's two forms of bumpdown: the same loop without a scope.\n\
+         - *Enter / allocate / exit*: one operation is: enter a scope, {} × `alloc(u64)`, leave; {} \
+         per sample.\n\
+         - *Bumper.jl*: `f(x)` takes a temporary of `x.len()` = {} `i64`, fills it with `x[i] + 1` \
+         and returns its sum, as in Bumper.jl's README. `f` is `#[inline(never)]`; input and result \
+         pass through `black_box`, and so does the filled temporary before the sum, so it is really \
+         allocated, written and read back. The `Vec` is `collect`ed and runs with the bench's heap \
+         counters paused (their atomic adds are not part of `malloc`); `arena.scope` gets the arena \
+         as `&mut Arena`; the stack array is zeroed (safe Rust) and sliced to the input's length. \
+         {} calls per sample.\n",
+        processes * scopes.samples_per_process,
+        scopes.samples_per_process,
+        scopes.stack_offsets,
+        scopes.elapsed.as_secs_f64(),
+        thousands(scopes::LOOP_ITERS),
+        scope_kernels::PER_SCOPE,
+        thousands(scopes::ENTER_ITERS),
+        crate::bumper::LEN,
+        thousands(scopes::BUMPER_ITERS),
+    );
+    for table in Table::ALL {
+        scope_table(md, scopes, table);
+    }
+}
+
+/// One scope table: a row per case, a column per way.
+fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
+    let rows: Vec<_> = scopes.rows.iter().filter(|row| row.table == table).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let ways = table.ways();
+    let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
+    let titles: Vec<&str> = ways.iter().map(|w| w.title).collect();
+    let _ = writeln!(md, "| case | {} | spread |", titles.join(" | "));
+    let _ = writeln!(md, "|---|{}---|", "---|".repeat(ways.len()));
+    for row in &rows {
+        let fastest = scopes.fastest(&row.name);
+        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key)).collect();
+        let _ = write!(md, "| {} |", row.name);
+        for cell in &cells {
+            match cell {
+                Some(cell) if fastest > 0.0 => {
+                    let ratio = cell.median_ns / fastest;
+                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
+                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
+                }
+                Some(cell) => {
+                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
+                }
+                None => md.push_str(" — |"),
+            }
+        }
+        let spreads: Vec<Spread> = cells
+            .iter()
+            .flatten()
+            .map(|c| Spread { name: &c.way, medians: &c.process_medians, ratios: &c.process_ratios })
+            .collect();
+        if scopes.stack_offsets.len() > 1 {
+            let _ = writeln!(md, " {} |", spread_cell(&spreads));
+        } else {
+            md.push_str(" — |\n");
+        }
+        if table == Table::Bumper {
+            let stack = scopes.cell(&row.name, scopes::STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
+            let _ = write!(md, "| ratio to the stack array |");
+            for cell in &cells {
+                match (cell, stack) {
+                    (Some(cell), Some(stack)) => {
+                        let _ = write!(md, " {:.2}x |", cell.median_ns / stack);
+                    }
+                    _ => md.push_str(" — |"),
+                }
+            }
+            md.push_str(" |\n");
+        }
+    }
+    let _ = writeln!(md, "\n{}\n", legend());
+}
+
+/// The scope tables for the JSON report.
+fn scopes_json(scopes: &ScopeResults) -> Json {
+    let table_of = |row: &str| scopes.rows.iter().find(|r| r.name == row).map(|r| r.table);
+    let cells = scopes
+        .cells
+        .iter()
+        .map(|c| {
+            let table = table_of(&c.row);
+            let mut fields = vec![
+                ("table", table.map_or("?", Table::key).into()),
+                ("row", c.row.clone().into()),
+                ("way", c.way.clone().into()),
+                ("unit", table.map_or("?", Table::unit).into()),
+                ("median_ns", c.median_ns.into()),
+                ("ratio_to_fastest", (c.median_ns / scopes.fastest(&c.row)).into()),
+            ];
+            if table == Some(Table::Bumper) {
+                if let Some(stack) = scopes.cell(&c.row, scopes::STACK_ARRAY) {
+                    fields.push(("ratio_to_stack_array", (c.median_ns / stack.median_ns).into()));
+                }
+            }
+            fields.extend([
+                ("process_medians_ns", c.process_medians.clone().into()),
+                ("process_ratios", c.process_ratios.clone().into()),
+                ("samples", c.samples.into()),
+                ("samples_with_heap_calls", c.heap_events.into()),
+            ]);
+            Json::Obj(fields)
+        })
+        .collect();
+    Json::Obj(vec![
+        ("stack_offsets_mod_64", scopes.stack_offsets.clone().into()),
+        ("clock_overhead_ns", scopes.clock_overheads.clone().into()),
+        ("cells", Json::Arr(cells)),
+    ])
 }
 
 fn seed004_section(md: &mut String, results: &[Seed004Result]) {

@@ -66,3 +66,8 @@ pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]
 pub use crate::scratch::{scratch, SCRATCH_RETAIN};
 pub use crate::stats::Stats;
+
+/// The README's examples, run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
