@@ -43,8 +43,8 @@ fn outer_allocations_live_through_nested_scopes() {
             let b = inner.alloc(2u32);
             *a += *b;
             inner.scope(|innermost| {
-                let c = innermost.alloc_slice_fill_copy(10_000, 3u8);
-                *a += u32::from(c[9999]);
+                let c = innermost.alloc_slice_fill_copy(scaled(10_000, 1000), 3u8);
+                *a += u32::from(c[c.len() - 1]);
             });
             *b += 1;
             assert_eq!(*b, 3);
@@ -83,7 +83,7 @@ fn a_panicking_scope_still_restores_the_arena() {
     let before = position(&arena);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         arena.scope(|s| {
-            s.alloc_slice_fill_copy(100_000, 0u8);
+            s.alloc_slice_fill_copy(scaled(100_000, 20_000), 0u8);
             panic!("boom");
         })
     }));
@@ -169,7 +169,7 @@ fn guards_free_on_drop_and_nest() {
         let a = outer.alloc(5u32) as *const u32;
         {
             let inner = outer.scope_guard();
-            inner.alloc_slice_fill_copy(100_000, 0u8);
+            inner.alloc_slice_fill_copy(scaled(100_000, 20_000), 0u8);
         }
         assert_eq!(outer.stats().big_chunks, 0);
         // SAFETY: allocated through the outer guard, which is alive.
