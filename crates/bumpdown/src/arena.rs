@@ -8,7 +8,7 @@ use core::ptr::{self, NonNull};
 
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
-use crate::checkpoint::{Lineage, RawCheckpoint};
+use crate::checkpoint::{Ledger, RawCheckpoint};
 use crate::chunk::{chunk_size_for, Chunk};
 use crate::error::{alloc_failed, AllocError};
 use crate::stats::Stats;
@@ -105,13 +105,8 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     /// Why the last failed slow-path call of a scope failed (see `scope.rs`).
     pub(crate) last_error: Cell<AllocError>,
 
-    // Checkpoint bookkeeping (see `checkpoint.rs`): the arena's id (0 until a checkpoint
-    // needs one), the last checkpoint serial handed out, the serial up to which a reset
-    // made checkpoints stale, and the rewinds that made others stale.
-    pub(crate) id: Cell<usize>,
-    pub(crate) serial: Cell<u64>,
-    pub(crate) reset_serial: Cell<u64>,
-    pub(crate) lineage: Cell<Lineage>,
+    /// Checkpoint bookkeeping (see `checkpoint.rs`).
+    pub(crate) ledger: Ledger,
 
     alloc: A,
 }
@@ -203,10 +198,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             peak_used: Cell::new(0),
             big_count: Cell::new(0),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
-            id: Cell::new(0),
-            serial: Cell::new(0),
-            reset_serial: Cell::new(0),
-            lineage: Cell::new(Lineage::EMPTY),
+            ledger: Ledger::new(),
             alloc,
         }
     }
@@ -444,7 +436,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         // The common case, an arena that used only its current chunk since the last reset
         // (no chunk retired, nothing out of band), is a handful of loads and stores.
         if (self.retired_used.get() | self.retired_wasted.get() | self.big_used.get()) == 0 {
-            self.invalidate_all_checkpoints();
+            self.ledger.reset();
             let top = self.top.get();
             let end = self.current_end.get();
             self.peak_used.set(self.peak_used.get().max(end.addr() - top.addr()));
@@ -474,7 +466,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
         self.update_peak();
-        self.invalidate_all_checkpoints();
+        self.ledger.reset();
         self.free_list(self.big.take());
         self.big_used.set(0);
         self.big_count.set(0);
@@ -853,7 +845,7 @@ struct Empty;
 const _: () = assert!(core::mem::align_of::<Empty>() == MIN_BOTTOM);
 static EMPTY: Empty = Empty;
 
-const fn empty_chunk() -> *mut u8 {
+pub(crate) const fn empty_chunk() -> *mut u8 {
     ptr::addr_of!(EMPTY).cast_mut().cast()
 }
 

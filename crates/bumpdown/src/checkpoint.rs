@@ -17,6 +17,7 @@
 //! [`Lineage`] keeps just enough of the invalidations to answer that: the suffix minima
 //! of `s`, which stay few in practice because nested use pops them.
 
+use core::cell::Cell;
 use core::fmt;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -141,13 +142,91 @@ impl Lineage {
     }
 }
 
+/// The checkpoint bookkeeping of one arena: its id, the last serial handed out, the
+/// serial up to which a reset made checkpoints stale, and the rewinds that made others
+/// stale.
+pub(crate) struct Ledger {
+    /// 0 until a checkpoint needs one.
+    id: Cell<usize>,
+    serial: Cell<u64>,
+    reset_serial: Cell<u64>,
+    lineage: Cell<Lineage>,
+}
+
+impl Ledger {
+    pub(crate) const fn new() -> Self {
+        Ledger {
+            id: Cell::new(0),
+            serial: Cell::new(0),
+            reset_serial: Cell::new(0),
+            lineage: Cell::new(Lineage::EMPTY),
+        }
+    }
+
+    /// The last serial handed out.
+    #[inline(always)]
+    pub(crate) fn serial(&self) -> u64 {
+        self.serial.get()
+    }
+
+    /// A checkpoint at `raw` (whose `serial` field is filled in here).
+    pub(crate) fn checkpoint(&self, mut raw: RawCheckpoint) -> Checkpoint {
+        let serial = self.serial.get() + 1;
+        self.serial.set(serial);
+        raw.serial = serial;
+        Checkpoint { raw, arena_id: self.id(), serial }
+    }
+
+    /// Checks that `checkpoint` is this arena's, not stale, and taken after serial
+    /// `after`; if so, records the rewind to it (making the newer ones stale).
+    pub(crate) fn rewind_to(&self, checkpoint: &Checkpoint, after: u64) -> Result<(), RewindError> {
+        if checkpoint.arena_id != self.id() {
+            return Err(RewindError::ForeignCheckpoint);
+        }
+        let mut lineage = self.lineage.get();
+        let stale = checkpoint.serial <= self.reset_serial.get() || !lineage.allows(checkpoint.serial);
+        if stale || checkpoint.serial <= after {
+            return Err(RewindError::StaleCheckpoint);
+        }
+        lineage.invalidate(self.serial.get(), checkpoint.serial);
+        self.lineage.set(lineage);
+        Ok(())
+    }
+
+    /// Records that a scope entered at serial `entry` ended: checkpoints taken inside it
+    /// are stale.
+    #[inline(always)]
+    pub(crate) fn exit(&self, entry: u64) {
+        if self.serial.get() != entry {
+            let mut lineage = self.lineage.get();
+            lineage.invalidate(self.serial.get(), entry);
+            self.lineage.set(lineage);
+        }
+    }
+
+    /// Records that every checkpoint so far is stale (on reset).
+    #[inline(always)]
+    pub(crate) fn reset(&self) {
+        self.reset_serial.set(self.serial.get());
+    }
+
+    /// The arena's id, given out when first asked for.
+    fn id(&self) -> usize {
+        let id = self.id.get();
+        if id != 0 {
+            return id;
+        }
+        let id = NEXT_ARENA_ID.fetch_add(1, Ordering::Relaxed);
+        self.id.set(id);
+        id
+    }
+}
+
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
     /// allocated after it; allocations made before it stay.
     pub fn checkpoint(&self) -> Checkpoint {
-        let serial = self.serial.get() + 1;
-        self.serial.set(serial);
-        Checkpoint { raw: self.raw_checkpoint(), arena_id: self.id(), serial }
+        self.ledger.checkpoint(self.raw_checkpoint())
     }
 
     /// Frees everything allocated after `checkpoint` and returns the arena to where it
@@ -199,16 +278,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// No allocation made after the checkpoint is in use, and nothing else allocates from
     /// the arena while this runs.
     pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
-        if checkpoint.arena_id != self.id() {
-            return Err(RewindError::ForeignCheckpoint);
-        }
-        let mut lineage = self.lineage.get();
-        let stale = checkpoint.serial <= self.reset_serial.get() || !lineage.allows(checkpoint.serial);
-        if stale || checkpoint.serial <= after {
-            return Err(RewindError::StaleCheckpoint);
-        }
-        lineage.invalidate(self.serial.get(), checkpoint.serial);
-        self.lineage.set(lineage);
+        self.ledger.rewind_to(&checkpoint, after)?;
         // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
         // arena and every change since only moved forward from it (the lineage check).
         unsafe { self.restore(&checkpoint.raw) };
@@ -224,7 +294,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             big_count: self.big_count.get(),
             retired_used: self.retired_used.get(),
             retired_wasted: self.retired_wasted.get(),
-            serial: self.serial.get(),
+            serial: self.ledger.serial(),
         }
     }
 
@@ -235,31 +305,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// As for [`restore`](Arena::restore).
     #[inline(always)]
     pub(crate) unsafe fn exit_scope(&self, entry: &RawCheckpoint) {
-        if self.serial.get() != entry.serial {
-            // Checkpoints were taken inside the scope: they die with it.
-            let mut lineage = self.lineage.get();
-            lineage.invalidate(self.serial.get(), entry.serial);
-            self.lineage.set(lineage);
-        }
+        self.ledger.exit(entry.serial);
         // SAFETY: forwarded from the caller.
         unsafe { self.restore(entry) }
-    }
-
-    /// Records that every checkpoint so far is stale (on reset).
-    #[inline(always)]
-    pub(crate) fn invalidate_all_checkpoints(&self) {
-        self.reset_serial.set(self.serial.get());
-    }
-
-    /// The arena's id, given out when first asked for.
-    fn id(&self) -> usize {
-        let id = self.id.get();
-        if id != 0 {
-            return id;
-        }
-        let id = NEXT_ARENA_ID.fetch_add(1, Ordering::Relaxed);
-        self.id.set(id);
-        id
     }
 }
 

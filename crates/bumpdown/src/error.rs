@@ -30,12 +30,15 @@ pub enum AllocErrorKind {
     LimitReached,
     /// The backing allocator returned null.
     OutOfMemory,
+    /// A fixed-size arena has no room left.
+    Full,
 }
 
 impl AllocError {
     pub(crate) const INVALID_LAYOUT: Self = Self { kind: AllocErrorKind::InvalidLayout };
     pub(crate) const LIMIT_REACHED: Self = Self { kind: AllocErrorKind::LimitReached };
     pub(crate) const OUT_OF_MEMORY: Self = Self { kind: AllocErrorKind::OutOfMemory };
+    pub(crate) const FULL: Self = Self { kind: AllocErrorKind::Full };
 
     /// Why the allocation failed.
     ///
@@ -57,6 +60,7 @@ impl fmt::Display for AllocError {
             AllocErrorKind::InvalidLayout => "allocation size overflows isize::MAX or alignment is not a power of two",
             AllocErrorKind::LimitReached => "allocation would exceed the arena's allocation limit",
             AllocErrorKind::OutOfMemory => "the backing allocator is out of memory",
+            AllocErrorKind::Full => "the fixed-size arena is full",
         })
     }
 }

@@ -50,6 +50,7 @@ pub mod bumping;
 mod checkpoint;
 mod chunk;
 mod error;
+mod fixed;
 mod realloc;
 mod scope;
 #[cfg(feature = "std")]
@@ -62,6 +63,7 @@ pub use crate::backing::{BackingAllocator, Global};
 pub use crate::bump::Bump;
 pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};
+pub use crate::fixed::{FixedArena, FixedScopeGuard};
 pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]
 pub use crate::scratch::{scratch, SCRATCH_RETAIN};
