@@ -9,7 +9,7 @@ use core::ptr::{self, NonNull};
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
-use crate::chunk::{chunk_size_for, Chunk};
+use crate::chunk::{chunk_size_for, Chunk, HEADER_SIZE};
 use crate::error::{alloc_failed, AllocError};
 use crate::stats::Stats;
 
@@ -107,6 +107,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
 
     /// Checkpoint bookkeeping (see `checkpoint.rs`).
     pub(crate) ledger: Ledger,
+    /// The chunk made of a caller's buffer (`BufferArena`), if any: in the lists like any
+    /// regular chunk, but never freed and not counted in `held`.
+    pub(crate) borrowed: Cell<Option<Chunk>>,
 
     alloc: A,
 }
@@ -199,6 +202,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             big_count: Cell::new(0),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
             ledger: Ledger::new(),
+            borrowed: Cell::new(None),
             alloc,
         }
     }
@@ -486,18 +490,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let mut cursor = order;
         while let Some(chunk) = cursor {
             cursor = chunk.prev();
-            match kept_bytes.checked_add(chunk.size()) {
+            // The caller's buffer costs nothing to keep.
+            let cost = if self.borrowed.get() == Some(chunk) { 0 } else { chunk.size() };
+            match kept_bytes.checked_add(cost) {
                 Some(total) if total <= retain => {
                     kept_bytes = total;
                     chunk.set_prev(kept_rev);
                     kept_rev = Some(chunk);
                 }
-                _ => {
-                    self.held.set(self.held.get() - chunk.size());
-                    // SAFETY: `&mut self` proves no allocation is borrowed; the chunk was
-                    // unlinked from every list above.
-                    unsafe { chunk.free(&self.alloc) };
-                }
+                // SAFETY: `&mut self` proves no allocation is borrowed; the chunk was
+                // unlinked from every list above.
+                _ => unsafe { self.release(chunk) },
             }
         }
         let mut kept: Option<Chunk> = None;
@@ -587,11 +590,46 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     fn free_list(&self, mut cursor: Option<Chunk>) {
         while let Some(chunk) = cursor {
             cursor = chunk.prev();
-            self.held.set(self.held.get() - chunk.size());
             // SAFETY: callers take the list out of the arena first and have `&mut self`
             // or are dropping it, so nothing points into these chunks any more.
-            unsafe { chunk.free(&self.alloc) };
+            unsafe { self.release(chunk) };
         }
+    }
+
+    /// Gives a regular chunk back to the backing allocator, unless it is the caller's
+    /// buffer.
+    ///
+    /// # Safety
+    /// The chunk is in no list and nothing points into it.
+    unsafe fn release(&self, chunk: Chunk) {
+        if self.borrowed.get() == Some(chunk) {
+            self.borrowed.set(None);
+            return;
+        }
+        self.held.set(self.held.get() - chunk.size());
+        // SAFETY: from the caller; a chunk that is not the borrowed one came from
+        // `Chunk::allocate` on `self.alloc`.
+        unsafe { chunk.free(&self.alloc) };
+    }
+
+    /// Makes `buf` the arena's first chunk (ignored if too small to hold a header and a
+    /// few bytes).
+    ///
+    /// # Safety
+    /// `buf..buf + len` is valid for reads and writes, unused by anything else, for as
+    /// long as the arena exists; the arena has no chunks yet.
+    pub(crate) unsafe fn adopt_buffer(&self, buf: *mut u8, len: usize) {
+        debug_assert!(self.current.get().is_none());
+        let base = round_up(buf.addr(), CHUNK_ALIGN);
+        let Some(size) = (buf.addr() + len).checked_sub(base).map(|n| n & !(CHUNK_ALIGN - 1)) else { return };
+        if size < HEADER_SIZE + CHUNK_ALIGN {
+            return;
+        }
+        // SAFETY: `base` is aligned, non-null (a slice's address, rounded up), and the
+        // caller promises the `size <= len` bytes from it are ours.
+        let chunk = unsafe { Chunk::in_buffer(NonNull::new_unchecked(buf.with_addr(base)), size) };
+        self.borrowed.set(Some(chunk));
+        self.install(chunk);
     }
 
     /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
@@ -786,7 +824,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         let (mut held, mut used, mut wasted, mut big_used, mut big_count) = (0, 0, 0, 0, 0);
         self.for_each_chunk(|chunk, list| {
-            held += chunk.size();
+            if self.borrowed.get() != Some(chunk) {
+                held += chunk.size();
+            }
             assert!(chunk.size() % CHUNK_ALIGN == 0 && chunk.base_addr() % CHUNK_ALIGN == 0);
             let saved = chunk.saved_top();
             if list == List::Used && Some(chunk) != self.current.get() {

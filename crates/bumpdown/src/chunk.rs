@@ -58,6 +58,22 @@ impl Chunk {
         Some(chunk)
     }
 
+    /// Makes a chunk of the caller's memory at `base` (aligned to CHUNK_ALIGN, valid for
+    /// `size` bytes, a multiple of CHUNK_ALIGN and at least HEADER_SIZE).
+    ///
+    /// # Safety
+    /// The memory is valid for reads and writes and not otherwise used for as long as the
+    /// chunk is; it must never be passed to `free`.
+    pub(crate) unsafe fn in_buffer(base: NonNull<u8>, size: usize) -> Chunk {
+        debug_assert!(size % CHUNK_ALIGN == 0 && size >= HEADER_SIZE && base.as_ptr().addr() % CHUNK_ALIGN == 0);
+        let base = base.cast::<ChunkHeader>();
+        // SAFETY: the caller promises `size >= HEADER_SIZE` valid, aligned bytes.
+        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0 }) };
+        let chunk = Chunk(base);
+        chunk.set_saved_top(chunk.end_addr());
+        chunk
+    }
+
     /// Returns the chunk's block to the backing allocator.
     ///
     /// # Safety

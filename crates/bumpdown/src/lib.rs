@@ -44,6 +44,7 @@ extern crate std;
 mod api2;
 mod arena;
 mod backing;
+mod buffered;
 mod bump;
 #[doc(hidden)]
 pub mod bumping;
@@ -60,6 +61,7 @@ mod typed;
 
 pub use crate::arena::Arena;
 pub use crate::backing::{BackingAllocator, Global};
+pub use crate::buffered::BufferArena;
 pub use crate::bump::Bump;
 pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};

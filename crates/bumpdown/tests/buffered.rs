@@ -1,0 +1,65 @@
+//! `BufferArena`: a caller's buffer first, heap chunks only when it is full.
+
+mod common;
+
+use bumpdown::{Arena, BufferArena};
+use common::TestAlloc;
+use std::mem::MaybeUninit;
+
+#[test]
+fn the_buffer_is_used_first_and_the_heap_only_when_it_is_full() {
+    let backing = TestAlloc::default();
+    let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+    let range = (buf.as_ptr() as usize, buf.len());
+    let mut arena = BufferArena::<1, &TestAlloc>::new_in(&mut buf, &backing);
+    let mut in_buffer = 0;
+    for i in 0..100u64 {
+        let p = arena.alloc(i) as *const u64 as usize;
+        in_buffer += usize::from((range.0..range.0 + range.1).contains(&p));
+    }
+    assert_eq!(in_buffer, 100);
+    assert_eq!(backing.allocs.get(), 0, "allocated from the heap while the buffer had room");
+    arena.alloc_slice_fill_copy(10_000, 0u8);
+    assert_eq!(backing.allocs.get(), 1);
+    // Reset returns to the buffer, and keeps the heap chunk for later.
+    arena.reset();
+    let p = arena.alloc(1u8) as *const u8 as usize;
+    assert!((range.0..range.0 + range.1).contains(&p), "reset did not return to the buffer");
+    assert_eq!(backing.allocs.get(), 1);
+    // A retention limit of zero frees the heap chunks but keeps the buffer.
+    arena.reset_with_limit(0);
+    assert_eq!(backing.live_bytes.get(), 0);
+    assert!(arena.chunk_capacity() > 4000);
+    arena.check_invariants();
+    drop(arena);
+    // TestAlloc checks on drop that nothing leaked (and freeing the stack buffer through
+    // it would have crashed).
+}
+
+#[test]
+fn scopes_and_checkpoints_work_in_the_buffer() {
+    let mut buf = [MaybeUninit::<u8>::uninit(); 1024];
+    let start = buf.as_ptr() as usize;
+    let mut arena = Arena::with_buffer(&mut buf);
+    let kept = arena.alloc(5u32) as *const u32;
+    let n = arena.scope(|s| s.alloc_slice_fill_with(100, |i| i as u32).iter().sum::<u32>());
+    assert_eq!(n, 4950);
+    let cp = arena.checkpoint();
+    arena.alloc([0u8; 5000]);
+    arena.rewind(cp);
+    assert_eq!(arena.stats().used, 4);
+    // SAFETY: allocated before the scope and the checkpoint, the arena is alive.
+    assert_eq!(unsafe { *kept }, 5);
+    assert!((start..start + 1024).contains(&(kept as usize)));
+}
+
+#[test]
+fn a_buffer_too_small_for_a_chunk_is_ignored() {
+    let mut buf = [MaybeUninit::<u8>::uninit(); 8];
+    let range = buf.as_ptr() as usize..buf.as_ptr() as usize + buf.len();
+    let arena = Arena::with_buffer(&mut buf);
+    assert_eq!(arena.stats().chunks, 0);
+    let v = arena.alloc(1u64) as *const u64 as usize;
+    assert!(!range.contains(&v));
+    assert_eq!(arena.stats().chunks, 1);
+}
