@@ -3,28 +3,34 @@
 //! Every contender gets its chunks from Rust's global allocator, so counting the
 //! calls here tells, for all of them alike, whether a chunk was allocated inside a
 //! timed region (which would make that sample measure `malloc`, not bumping) and
-//! what a `reset` keeps. The counters are relaxed atomics: one uncontended
+//! what a `reset` keeps. The live counts are relaxed atomics: one uncontended
 //! `lock add` per chunk allocation, and chunk allocations never happen in a timed
-//! region of a valid sample. The seed-004 `malloc` contenders call libc directly,
-//! so they bypass these counters and pay nothing for them. The one timed loop whose
-//! work *is* heap allocation (the Bumper workload's `Vec`) runs with the counters
-//! paused ([`uncounted`]), so it pays a load and a branch instead of the atomic adds.
+//! region of a valid sample. Calls are counted per thread, so a sample's check sees
+//! only its own thread (tests sample while other tests allocate). The seed-004
+//! `malloc` contenders call libc directly, so they bypass these counters and pay
+//! nothing for them. The one timed loop whose work *is* heap allocation (the Bumper
+//! workload's `Vec`) runs with its thread's counting paused ([`uncounted`]), so it
+//! pays a thread-local load and a branch instead of the atomic adds.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The system allocator, with counters.
 pub struct Counting;
 
-/// Calls to `alloc`, `alloc_zeroed` and `realloc` since the process started.
-static CALLS: AtomicUsize = AtomicUsize::new(0);
+// Constant-initialised and without destructors, so using them never allocates
+// (which the allocator itself must not do).
+std::thread_local! {
+    /// Calls to `alloc`, `alloc_zeroed` and `realloc` on this thread so far.
+    static CALLS: Cell<usize> = const { Cell::new(0) };
+    /// While set, this thread's heap calls are not counted; see [`uncounted`].
+    static PAUSED: Cell<bool> = const { Cell::new(false) };
+}
 /// Bytes currently allocated.
 static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
 /// Blocks currently allocated.
 static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
-
-/// While set, nothing is counted; see [`uncounted`].
-static PAUSED: AtomicBool = AtomicBool::new(false);
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -32,26 +38,26 @@ static GLOBAL: Counting = Counting;
 /// Counts a block of `size` bytes that has just been handed out.
 #[inline(always)]
 fn count_new(block: *mut u8, size: usize) -> *mut u8 {
-    if !block.is_null() && !PAUSED.load(Relaxed) {
-        CALLS.fetch_add(1, Relaxed);
+    if !block.is_null() && !PAUSED.get() {
+        CALLS.set(CALLS.get() + 1);
         LIVE_BYTES.fetch_add(size, Relaxed);
         LIVE_BLOCKS.fetch_add(1, Relaxed);
     }
     block
 }
 
-/// Runs `f` with the counters paused (in every thread: the benchmarks run one thread
-/// at a time). Every block `f` allocates must be freed inside it, and it must free no
-/// block allocated before, or the live counts drift.
+/// Runs `f` with this thread's heap calls not counted. Every block `f` allocates must
+/// be freed inside it, and it must free no block allocated before, or the live counts
+/// drift.
 pub fn uncounted<R>(f: impl FnOnce() -> R) -> R {
     /// Resumes counting, also if `f` unwinds.
     struct Resume;
     impl Drop for Resume {
         fn drop(&mut self) {
-            PAUSED.store(false, Relaxed);
+            PAUSED.set(false);
         }
     }
-    PAUSED.store(true, Relaxed);
+    PAUSED.set(true);
     let _resume = Resume;
     f()
 }
@@ -70,7 +76,7 @@ unsafe impl GlobalAlloc for Counting {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        if !PAUSED.load(Relaxed) {
+        if !PAUSED.get() {
             LIVE_BYTES.fetch_sub(layout.size(), Relaxed);
             LIVE_BLOCKS.fetch_sub(1, Relaxed);
         }
@@ -81,8 +87,8 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
         let block = unsafe { System.realloc(ptr, layout, new_size) };
-        if !block.is_null() && !PAUSED.load(Relaxed) {
-            CALLS.fetch_add(1, Relaxed);
+        if !block.is_null() && !PAUSED.get() {
+            CALLS.set(CALLS.get() + 1);
             LIVE_BYTES.fetch_add(new_size, Relaxed);
             LIVE_BYTES.fetch_sub(layout.size(), Relaxed);
         }
@@ -93,7 +99,7 @@ unsafe impl GlobalAlloc for Counting {
 /// A reading of the counters.
 #[derive(Clone, Copy, Debug)]
 pub struct Snapshot {
-    /// Allocation calls so far.
+    /// Allocation calls so far on this thread.
     pub calls: usize,
     /// Bytes live now.
     pub live_bytes: usize,
@@ -105,16 +111,12 @@ impl Snapshot {
     /// Reads the counters.
     #[inline(always)]
     pub fn now() -> Self {
-        Self {
-            calls: CALLS.load(Relaxed),
-            live_bytes: LIVE_BYTES.load(Relaxed),
-            live_blocks: LIVE_BLOCKS.load(Relaxed),
-        }
+        Self { calls: CALLS.get(), live_bytes: LIVE_BYTES.load(Relaxed), live_blocks: LIVE_BLOCKS.load(Relaxed) }
     }
 
-    /// Allocation calls made since `self` was taken.
+    /// Allocation calls this thread made since `self` was taken (on this thread).
     #[inline(always)]
     pub fn calls_since(self) -> usize {
-        CALLS.load(Relaxed) - self.calls
+        CALLS.get() - self.calls
     }
 }

@@ -60,7 +60,7 @@ fn ns(value: f64) -> String {
 }
 
 /// `n` with thousands separators.
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
@@ -406,6 +406,12 @@ fn scope_section(md: &mut String, scopes: &ScopeResults) {
     for table in Table::ALL {
         scope_table(md, scopes, table);
     }
+    let _ = writeln!(md, "<details><summary>What each row does</summary>\n");
+    let _ = writeln!(md, "| case | what | unit |\n|---|---|---|");
+    for row in &scopes.rows {
+        let _ = writeln!(md, "| {} | {} | {} |", row.name, row.what, row.table.unit());
+    }
+    let _ = writeln!(md, "\n</details>\n");
 }
 
 /// One scope table: a row per case, a column per way.

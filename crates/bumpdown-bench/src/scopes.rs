@@ -1,0 +1,497 @@
+//! The "Scopes and temporary memory" section: three small tables whose columns are
+//! ways of doing the same work (a scope handle, an arena used directly, a peer's
+//! scope, a heap `Vec`, a stack array) rather than the speed table's contenders.
+//!
+//! Measured like the speed table: the parent re-runs this binary as `--child scopes I`
+//! for each process, one after another, each on a stack shifted by `16 * (I % 4)`
+//! bytes; every cell of a row takes its samples in rotating rounds after a warm-up;
+//! the figure is the median of all samples of all processes.
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::bumper;
+use crate::cli::Options;
+use crate::harness::{self, Clock, Plan, Sampler};
+use crate::kernels::{self, Alloc, Form};
+use crate::procs;
+use crate::report::thousands;
+use crate::scope_kernels::{self as sk, boxed, timed};
+use crate::speed::{self, Progress};
+
+/// Allocations per sample in the loop rows (as in the speed table's small rows).
+pub const LOOP_ITERS: usize = 10_000;
+/// Scopes entered per sample in the enter / exit row.
+pub const ENTER_ITERS: usize = 1_000;
+/// Calls per sample in the Bumper row.
+pub const BUMPER_ITERS: usize = 1_000;
+
+/// The tables of the section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// One scope, a loop of allocations in it.
+    Loop,
+    /// Enter a scope, allocate a few values, leave.
+    EnterExit,
+    /// Bumper.jl's temporary-array function.
+    Bumper,
+}
+
+/// One column of a table.
+#[derive(Clone, Copy, Debug)]
+pub struct Way {
+    /// Name in the child protocol and the JSON.
+    pub key: &'static str,
+    /// Column title in the report.
+    pub title: &'static str,
+}
+
+const fn way(key: &'static str, title: &'static str) -> Way {
+    Way { key, title }
+}
+
+const LOOP_WAYS: [Way; 5] = [
+    way("bumpdown_scope", "bumpdown `Scope`"),
+    way("bumpdown_arena_ref", "bumpdown `&Arena`"),
+    way("bumpdown_arena_local", "bumpdown local `Arena`"),
+    way("stumpalo_with_scope", "stumpalo `with_scope`"),
+    way("bump_scope_scoped", "bump-scope `scoped`"),
+];
+
+const ENTER_WAYS: [Way; 5] = [
+    way("bumpdown_scope", "bumpdown `scope`"),
+    way("bumpdown_scope_guard", "bumpdown `scope_guard`"),
+    way("bumpdown_scratch", "bumpdown `scratch`"),
+    way("stumpalo_with_scope", "stumpalo `with_scope`"),
+    way("bump_scope_scoped", "bump-scope `scoped`"),
+];
+
+/// The Bumper table's reference column: ratios to it are shown as well.
+pub const STACK_ARRAY: &str = "stack_array";
+
+const BUMPER_WAYS: [Way; 4] = [
+    way("vec", "heap `Vec`"),
+    way("bumpdown_scratch", "bumpdown `scratch`"),
+    way("bumpdown_arena_scope", "bumpdown `arena.scope`"),
+    way(STACK_ARRAY, "stack `[i64; 30]`"),
+];
+
+impl Table {
+    /// Every table, in report order.
+    pub const ALL: [Table; 3] = [Table::Loop, Table::EnterExit, Table::Bumper];
+
+    /// Short name for the JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Table::Loop => "scope_loop",
+            Table::EnterExit => "scope_enter_exit",
+            Table::Bumper => "bumper",
+        }
+    }
+
+    /// Heading in the report.
+    pub fn title(self) -> &'static str {
+        match self {
+            Table::Loop => "Allocation loop through a scope handle",
+            Table::EnterExit => "Scope enter / allocate / exit",
+            Table::Bumper => "The Bumper.jl workload: a temporary array of 30 `i64`",
+        }
+    }
+
+    /// The columns, in order.
+    pub fn ways(self) -> &'static [Way] {
+        match self {
+            Table::Loop => &LOOP_WAYS,
+            Table::EnterExit => &ENTER_WAYS,
+            Table::Bumper => &BUMPER_WAYS,
+        }
+    }
+
+    /// What one operation is.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Table::Loop => "ns per allocation",
+            Table::EnterExit => "ns per scope",
+            Table::Bumper => "ns per call",
+        }
+    }
+}
+
+/// One row: a name for `--list` / `--filter`, and how to build its samplers.
+pub struct Row {
+    /// Name.
+    pub name: &'static str,
+    /// What one operation does, in words.
+    pub what: String,
+    /// The table it belongs to.
+    pub table: Table,
+    build: fn() -> Vec<(&'static str, Sampler)>,
+}
+
+/// Every row, in report order.
+pub fn all() -> Vec<Row> {
+    vec![
+        Row {
+            name: "scope_loop_u64",
+            what: format!("{} `alloc` of `u64` in one scope", thousands(LOOP_ITERS)),
+            table: Table::Loop,
+            build: || loop_cells(0x5a5a_5a5a_5a5a_5a5au64),
+        },
+        Row {
+            name: "scope_loop_u8",
+            what: format!("{} `alloc` of `u8` in one scope", thousands(LOOP_ITERS)),
+            table: Table::Loop,
+            build: || loop_cells(0x5au8),
+        },
+        Row {
+            name: "scope_enter_exit",
+            what: format!("enter a scope, {} `alloc` of `u64`, exit", sk::PER_SCOPE),
+            table: Table::EnterExit,
+            build: enter_exit_cells,
+        },
+        Row {
+            name: "bumper_30_i64",
+            what: format!("temporary of {} `i64` = input + 1, then its sum", bumper::LEN),
+            table: Table::Bumper,
+            build: bumper_cells,
+        },
+    ]
+}
+
+/// The rows whose name contains `filter` (all rows without one).
+pub fn selected(filter: Option<&str>) -> Vec<Row> {
+    all().into_iter().filter(|row| filter.is_none_or(|f| row.name.contains(f))).collect()
+}
+
+/// The loop row for `value`'s type. The two direct-arena columns are the speed
+/// table's `Ref` and `Local` cells of bumpdown: the same loop without a scope.
+fn loop_cells<T: Copy + 'static>(value: T) -> Vec<(&'static str, Sampler)> {
+    let work = Alloc::<T, 1>(value);
+    let bytes = kernels::capacity_for(&work, LOOP_ITERS);
+    let n = LOOP_ITERS;
+    let mut bumpdown = boxed::<bumpdown::Arena>(bytes);
+    let mut stumpalo = boxed::<stumpalo::Arena>(bytes);
+    let mut bump_scope = boxed::<bump_scope::Bump>(bytes);
+    vec![
+        ("bumpdown_scope", timed(n, n, move |n| sk::loop_bumpdown_scope(&mut bumpdown, n, black_box(value)))),
+        ("bumpdown_arena_ref", kernels::sampler::<bumpdown::Arena, _>(Form::Ref, work, n)),
+        ("bumpdown_arena_local", kernels::sampler::<bumpdown::Arena, _>(Form::Local, work, n)),
+        ("stumpalo_with_scope", timed(n, n, move |n| sk::loop_stumpalo_scope(&mut stumpalo, n, black_box(value)))),
+        ("bump_scope_scoped", timed(n, n, move |n| sk::loop_bump_scope_scoped(&mut bump_scope, n, black_box(value)))),
+    ]
+}
+
+fn enter_exit_cells() -> Vec<(&'static str, Sampler)> {
+    let n = ENTER_ITERS;
+    let value = 0x5a5a_5a5a_5a5a_5a5au64;
+    let mut scope = boxed::<bumpdown::Arena>(4096);
+    let mut guard = boxed::<bumpdown::Arena>(4096);
+    let mut stumpalo = boxed::<stumpalo::Arena>(4096);
+    let mut bump_scope = boxed::<bump_scope::Bump>(4096);
+    vec![
+        ("bumpdown_scope", timed(n, n, move |n| sk::enter_bumpdown_scope(&mut scope, n, black_box(value)))),
+        ("bumpdown_scope_guard", timed(n, n, move |n| sk::enter_bumpdown_guard(&mut guard, n, black_box(value)))),
+        ("bumpdown_scratch", timed(n, n, move |n| sk::enter_bumpdown_scratch(n, black_box(value)))),
+        ("stumpalo_with_scope", timed(n, n, move |n| sk::enter_stumpalo_scope(&mut stumpalo, n, black_box(value)))),
+        ("bump_scope_scoped", timed(n, n, move |n| sk::enter_bump_scope_scoped(&mut bump_scope, n, black_box(value)))),
+    ]
+}
+
+fn bumper_cells() -> Vec<(&'static str, Sampler)> {
+    let n = BUMPER_ITERS;
+    let mut arena = boxed::<bumpdown::Arena>(4096);
+    vec![
+        ("vec", bumper::sampler(n, true, bumper::with_vec)),
+        ("bumpdown_scratch", bumper::sampler(n, false, bumper::with_scratch)),
+        ("bumpdown_arena_scope", bumper::sampler(n, false, move |x| bumper::with_arena_scope(&mut arena, x))),
+        (STACK_ARRAY, bumper::sampler(n, false, bumper::with_stack_array)),
+    ]
+}
+
+// ----- Results ---------------------------------------------------------------------
+
+/// A row, without its samplers.
+#[derive(Clone, Debug)]
+pub struct RowInfo {
+    /// Row name.
+    pub name: String,
+    /// What one operation does.
+    pub what: String,
+    /// Its table.
+    pub table: Table,
+}
+
+/// Everything measured for one (row, way) cell.
+#[derive(Clone, Debug)]
+pub struct CellResult {
+    /// Row name.
+    pub row: String,
+    /// [`Way::key`].
+    pub way: String,
+    /// Median over the samples of all processes, ns per operation.
+    pub median_ns: f64,
+    /// Median of each process's samples.
+    pub process_medians: Vec<f64>,
+    /// Each process's median over the fastest cell's median of the same row and process.
+    pub process_ratios: Vec<f64>,
+    /// Samples (over all processes) whose timed region called the heap.
+    pub heap_events: usize,
+    /// Samples over all processes.
+    pub samples: usize,
+}
+
+/// The section's measurements.
+#[derive(Clone, Debug)]
+pub struct ScopeResults {
+    /// Measured rows, in order.
+    pub rows: Vec<RowInfo>,
+    /// All cells.
+    pub cells: Vec<CellResult>,
+    /// Each process's stack address modulo 64.
+    pub stack_offsets: Vec<usize>,
+    /// Each process's clock overhead (ns), taken off every sample.
+    pub clock_overheads: Vec<f64>,
+    /// Recorded samples per cell and process.
+    pub samples_per_process: usize,
+    /// Wall time of the section.
+    pub elapsed: Duration,
+}
+
+impl ScopeResults {
+    /// The cell for `row` and way `key`.
+    pub fn cell(&self, row: &str, key: &str) -> Option<&CellResult> {
+        self.cells.iter().find(|c| c.row == row && c.way == key)
+    }
+
+    /// The fastest median of `row`.
+    pub fn fastest(&self, row: &str) -> f64 {
+        self.cells.iter().filter(|c| c.row == row).map(|c| c.median_ns).fold(f64::INFINITY, f64::min)
+    }
+}
+
+// ----- Parent ----------------------------------------------------------------------
+
+/// Runs the child processes; `None` when no row is selected.
+pub fn measure(options: &Options) -> Result<Option<ScopeResults>, String> {
+    let rows: Vec<RowInfo> = selected(options.filter.as_deref())
+        .into_iter()
+        .map(|row| RowInfo { name: row.name.to_owned(), what: row.what, table: row.table })
+        .collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let processes = options.processes();
+    let mut raw = Vec::new();
+    let mut stack_offsets = Vec::new();
+    let mut clock_overheads = Vec::new();
+    for index in 0..processes {
+        let mut args = vec![
+            "--child".to_owned(),
+            "scopes".to_owned(),
+            index.to_string(),
+            options.effort.flag().to_owned(),
+            "--processes".to_owned(),
+            processes.to_string(),
+        ];
+        if let Some(filter) = &options.filter {
+            args.extend(["--filter".to_owned(), filter.clone()]);
+        }
+        let output = procs::run_self(&args)?;
+        parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
+    }
+    Ok(Some(ScopeResults {
+        rows,
+        cells: combine(raw),
+        stack_offsets,
+        clock_overheads,
+        samples_per_process: options.effort.samples(),
+        elapsed: started.elapsed(),
+    }))
+}
+
+/// One process's samples of one cell.
+struct RawCell {
+    row: String,
+    way: String,
+    heap_events: usize,
+    samples: Vec<f64>,
+}
+
+fn parse_child(
+    output: &str,
+    process: usize,
+    raw: &mut Vec<Vec<RawCell>>,
+    stack_offsets: &mut Vec<usize>,
+    clock_overheads: &mut Vec<f64>,
+) -> Result<(), String> {
+    let bad = |line: &str| format!("scopes child {process}: cannot parse line {line:?}");
+    let mut cells = Vec::new();
+    for line in output.lines() {
+        let mut fields = line.split('\t');
+        match fields.next() {
+            Some("stack") => stack_offsets.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
+            Some("clock") => clock_overheads.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
+            Some("cell") => {
+                let mut next = || fields.next().ok_or_else(|| bad(line));
+                let row = next()?.to_owned();
+                let way = next()?.to_owned();
+                let heap_events = next()?.parse().map_err(|_| bad(line))?;
+                let samples = fields.map(|f| f.parse::<f64>().map_err(|_| bad(line))).collect::<Result<Vec<_>, _>>()?;
+                if samples.is_empty() {
+                    return Err(bad(line));
+                }
+                cells.push(RawCell { row, way, heap_events, samples });
+            }
+            _ => return Err(bad(line)),
+        }
+    }
+    raw.push(cells);
+    Ok(())
+}
+
+/// Pools each cell's samples over the processes (`raw[process]` holds one process's
+/// cells; every process measures the same cells).
+fn combine(raw: Vec<Vec<RawCell>>) -> Vec<CellResult> {
+    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
+    for process in raw {
+        for mut cell in process {
+            let median = harness::median(&mut cell.samples);
+            let index = match cells.iter().position(|(c, _)| c.row == cell.row && c.way == cell.way) {
+                Some(index) => index,
+                None => {
+                    let result = CellResult {
+                        row: cell.row,
+                        way: cell.way,
+                        median_ns: 0.0,
+                        process_medians: Vec::new(),
+                        process_ratios: Vec::new(),
+                        heap_events: 0,
+                        samples: 0,
+                    };
+                    cells.push((result, Vec::new()));
+                    cells.len() - 1
+                }
+            };
+            let (result, pooled) = &mut cells[index];
+            result.process_medians.push(median);
+            result.heap_events += cell.heap_events;
+            pooled.extend_from_slice(&cell.samples);
+        }
+    }
+    let mut cells: Vec<CellResult> = cells
+        .into_iter()
+        .map(|(mut result, mut pooled)| {
+            result.samples = pooled.len();
+            result.median_ns = harness::median(&mut pooled);
+            result
+        })
+        .collect();
+    for i in 0..cells.len() {
+        let ratios = (0..cells[i].process_medians.len())
+            .map(|p| {
+                let fastest = cells
+                    .iter()
+                    .filter(|c| c.row == cells[i].row)
+                    .filter_map(|c| c.process_medians.get(p))
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                cells[i].process_medians[p] / fastest
+            })
+            .collect();
+        cells[i].process_ratios = ratios;
+    }
+    cells
+}
+
+// ----- Child -----------------------------------------------------------------------
+
+/// Child side: measures the selected rows on a shifted stack and prints raw samples.
+pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
+    let options = options.clone();
+    let out = speed::on_shifted_stack(index, move || measure_rows(&options, index))?;
+    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+}
+
+#[inline(never)]
+fn measure_rows(options: &Options, index: usize) -> String {
+    let rows = selected(options.filter.as_deref());
+    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
+    let marker = 0u8;
+    let stack_offset = black_box(&marker) as *const u8 as usize % 64;
+    harness::spin(Duration::from_millis(300));
+    let clock = Clock::calibrate();
+
+    let mut out = format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns());
+    let mut progress = Progress::new(format!("scopes {}/{}", index + 1, options.processes()), rows.len());
+    for row in &rows {
+        progress.show(row.name);
+        let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
+        let results = harness::run_interleaved(&mut samplers, &clock, plan);
+        for (way, samples) in ways.into_iter().zip(results) {
+            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
+            out.push_str(&format!("cell\t{}\t{way}\t{heap_events}", row.name));
+            for sample in samples {
+                out.push_str(&format!("\t{:.4}", sample.ns_per_op));
+            }
+            out.push('\n');
+        }
+    }
+    progress.done();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_builds_its_tables_columns() {
+        for row in all() {
+            let keys: Vec<&str> = (row.build)().into_iter().map(|(key, _)| key).collect();
+            let want: Vec<&str> = row.table.ways().iter().map(|w| w.key).collect();
+            assert_eq!(keys, want, "{}", row.name);
+        }
+        for table in Table::ALL {
+            assert!(all().iter().any(|row| row.table == table));
+        }
+    }
+
+    /// Every cell can take a sample, and no timed batch reaches the heap (the `Vec`
+    /// cell runs with the counters paused, so it reports none either).
+    #[test]
+    fn every_cell_samples_without_touching_the_heap() {
+        let clock = Clock::calibrate();
+        for row in all() {
+            for (way, mut sampler) in (row.build)() {
+                for _ in 0..3 {
+                    let sample = sampler(&clock);
+                    assert!(sample.ns_per_op.is_finite(), "{} {way}", row.name);
+                    assert_eq!(sample.heap_calls, 0, "{} {way}", row.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn filters_pick_the_sections() {
+        assert_eq!(selected(Some("scope")).len(), 3);
+        assert_eq!(selected(Some("bumper")).len(), 1);
+        assert!(selected(Some("alloc_u64")).is_empty(), "the CI smoke run stays on the speed table");
+    }
+
+    #[test]
+    fn pools_processes_and_finds_ratios() {
+        let raw = |way: &str, samples: Vec<f64>| RawCell { row: "r".into(), way: way.into(), heap_events: 0, samples };
+        let cells = combine(vec![
+            vec![raw("a", vec![1.0, 1.0, 1.0]), raw("b", vec![2.0, 2.0, 2.0])],
+            vec![raw("a", vec![3.0, 3.0, 3.0]), raw("b", vec![3.0, 3.0, 3.0])],
+        ]);
+        assert_eq!(cells.len(), 2);
+        assert_eq!(cells[0].process_medians, [1.0, 3.0]);
+        assert_eq!(cells[1].process_ratios, [2.0, 1.0]);
+        assert_eq!(cells[1].samples, 6);
+        assert_eq!(cells[0].median_ns, 2.0);
+    }
+}
