@@ -69,7 +69,7 @@ pub fn bumpdown_probe_alloc_str<'a>(arena: &'a Arena, s: &str) -> &'a mut str {
 /// A scope handle has the same fast path as the arena.
 #[no_mangle]
 #[inline(never)]
-pub fn bumpdown_probe_scope_alloc_u64<'s>(scope: &bumpdown::Scope<'s>, v: u64) -> &'s mut u64 {
+pub fn bumpdown_probe_scope_alloc_u64<'s>(scope: &bumpdown::Scope<'s, '_>, v: u64) -> &'s mut u64 {
     scope.alloc(v)
 }
 

@@ -586,6 +586,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.retired_wasted.set(cp.retired_wasted);
     }
 
+    /// Makes the first spare chunk current, if there is one and no current chunk. Moves
+    /// no allocation: the arena's position stays "nothing in use".
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn adopt_spare(&self) {
+        if let (None, Some(first)) = (self.current.get(), self.spare.get()) {
+            self.spare.set(first.prev());
+            self.install(first);
+        }
+    }
+
     /// Frees every chunk of a list.
     fn free_list(&self, mut cursor: Option<Chunk>) {
         while let Some(chunk) = cursor {

@@ -64,7 +64,7 @@ impl<'buf, const MIN_ALIGN: usize, A: BackingAllocator> BufferArena<'buf, MIN_AL
     }
 
     /// See [`Arena::scope`].
-    pub fn scope<R>(&mut self, f: impl for<'s> FnOnce(&mut Scope<'s, MIN_ALIGN, A>) -> R) -> R {
+    pub fn scope<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R) -> R {
         self.arena.scope(f)
     }
 

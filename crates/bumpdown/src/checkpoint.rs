@@ -285,7 +285,18 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         Ok(())
     }
 
-    /// The position now, for scopes.
+    /// The position now, where a scope starts. An arena with no current chunk but a
+    /// spare one first makes the spare current: otherwise every scope on it would take
+    /// the slow path to get a chunk and hand it back on exit.
+    #[inline(always)]
+    pub(crate) fn scope_entry(&self) -> RawCheckpoint {
+        if self.current.get().is_none() {
+            self.adopt_spare();
+        }
+        self.raw_checkpoint()
+    }
+
+    /// The position now.
     #[inline(always)]
     pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
         RawCheckpoint {

@@ -26,7 +26,11 @@ use crate::typed::prelude::*;
 
 /// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
 /// arena's whole allocation API, and what it allocates lives for the scope, `'s`.
-pub struct Scope<'s, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
+///
+/// `'env` is the lifetime of what the scope may borrow: the arena's borrow for a scope of
+/// an arena, the outer scope for a nested one. Values borrowing anything that outlives
+/// `'env` can be allocated in the scope.
+pub struct Scope<'s, 'env, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // INVARIANT: `top` and `bottom` obey the arena's bump pointer invariant for the
     // arena's current chunk (the arena's own `top` may lag behind: it is brought up to
     // date before anything else looks at the arena). The arena is exclusively this
@@ -36,6 +40,8 @@ pub struct Scope<'s, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     arena: &'s Arena<MIN_ALIGN, A>,
     /// `'s` is invariant, so scopes of different arenas or depths cannot be swapped.
     _brand: PhantomData<fn(&'s ()) -> &'s ()>,
+    /// Gives the closure the implied bound `'env: 's`.
+    _env: PhantomData<&'s &'env ()>,
 }
 
 /// Restores the arena to a scope's entry position when dropped, also on unwinding.
@@ -59,12 +65,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Exit<'_, MIN_ALIGN, A
 /// # Safety
 /// Nothing else allocates from `arena`, rewinds or resets it until this returns.
 #[inline(always)]
-unsafe fn run_scope<const MIN_ALIGN: usize, A: BackingAllocator, R>(
-    arena: &Arena<MIN_ALIGN, A>,
-    f: impl for<'s> FnOnce(&mut Scope<'s, MIN_ALIGN, A>) -> R,
+unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
+    arena: &'env Arena<MIN_ALIGN, A>,
+    f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R,
 ) -> R {
-    // Declared before the scope, so dropped after it.
-    let _exit = Exit { arena, entry: arena.raw_checkpoint() };
+    // Declared before the scope, so dropped after it (the scope's drop hands its bump
+    // pointer back to the arena first).
+    let _exit = Exit { arena, entry: arena.scope_entry() };
     let mut scope = Scope::enter(arena);
     f(&mut scope)
 }
@@ -91,7 +98,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// let escaped = arena.scope(|s| s.alloc(1u32));
     /// ```
     #[inline]
-    pub fn scope<R>(&mut self, f: impl for<'s> FnOnce(&mut Scope<'s, MIN_ALIGN, A>) -> R) -> R {
+    pub fn scope<'env, R>(&'env mut self, f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R) -> R {
         // SAFETY: `&mut self`: the arena is ours alone while the scope runs.
         unsafe { run_scope(self, f) }
     }
@@ -111,11 +118,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// ```
     pub fn scope_guard(&mut self) -> ScopeGuard<'_, MIN_ALIGN, A> {
         let arena: &Self = self;
-        ScopeGuard { exit: Exit { arena, entry: arena.raw_checkpoint() } }
+        ScopeGuard { exit: Exit { arena, entry: arena.scope_entry() } }
     }
 }
 
-impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
+impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_ALIGN, A> {
     /// A handle starting at the arena's current position.
     #[inline(always)]
     fn enter(arena: &'s Arena<MIN_ALIGN, A>) -> Self {
@@ -124,6 +131,7 @@ impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
             bottom: core::cell::Cell::new(arena.bottom.get()),
             arena,
             _brand: PhantomData,
+            _env: PhantomData,
         }
     }
 
@@ -155,7 +163,7 @@ impl<'s, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, MIN_ALIGN, A> {
     /// });
     /// ```
     #[inline]
-    pub fn scope<R>(&mut self, f: impl for<'i> FnOnce(&mut Scope<'i, MIN_ALIGN, A>) -> R) -> R {
+    pub fn scope<R>(&mut self, f: impl for<'i> FnOnce(&mut Scope<'i, 's, MIN_ALIGN, A>) -> R) -> R {
         self.sync_to_arena();
         // SAFETY: the arena is this scope's alone, and `&mut self` keeps this scope from
         // allocating until the nested one has ended.
@@ -250,7 +258,16 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     arena.alloc_slow(size, align).map_err(|err| arena.last_error.set(err)).ok()
 }
 
-impl<const MIN_ALIGN: usize, A: BackingAllocator> core::fmt::Debug for Scope<'_, MIN_ALIGN, A> {
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Scope<'_, '_, MIN_ALIGN, A> {
+    /// Hands the bump pointer back to the arena, so that the scope's exit sees (and
+    /// records the peak of) everything the scope allocated.
+    #[inline(always)]
+    fn drop(&mut self) {
+        self.sync_to_arena();
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> core::fmt::Debug for Scope<'_, '_, MIN_ALIGN, A> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Scope").field("stats", &self.stats()).finish()
     }
@@ -276,7 +293,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
     /// ```
     pub fn scope_guard(&mut self) -> ScopeGuard<'_, MIN_ALIGN, A> {
         let arena = self.exit.arena;
-        ScopeGuard { exit: Exit { arena, entry: arena.raw_checkpoint() } }
+        ScopeGuard { exit: Exit { arena, entry: arena.scope_entry() } }
     }
 }
 

@@ -65,7 +65,7 @@ std::thread_local! {
 /// ```compile_fail
 /// let leaked = bumpdown::scratch(|s| s.alloc(1u32));
 /// ```
-pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s>) -> R) -> R {
+pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     let mut f = Some(f);
     let mut result = None;
     let ran = SCRATCH.try_with(|scratch| result = Some(scratch.run(f.take().expect("called once"))));
@@ -77,7 +77,7 @@ pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s>) -> R) -> R {
 }
 
 impl Scratch {
-    fn run<R>(&self, f: impl for<'s> FnOnce(&mut Scope<'s>) -> R) -> R {
+    fn run<R>(&self, f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
         let depth = self.depth.get();
         let arena = self.arena_at(depth);
         self.depth.set(depth + 1);

@@ -60,7 +60,7 @@ fn outer_allocations_live_through_nested_scopes() {
 
 #[test]
 fn scopes_nest_deeply() {
-    fn descend(s: &mut bumpdown::Scope<'_>, depth: usize, total: &mut usize) {
+    fn descend(s: &mut bumpdown::Scope<'_, '_>, depth: usize, total: &mut usize) {
         let here = s.alloc(depth);
         if depth > 0 {
             s.scope(|inner| descend(inner, depth - 1, total));
@@ -231,4 +231,50 @@ fn scratch_threads_have_their_own_arenas() {
         let t = t as u64;
         assert_eq!(h.join().unwrap(), t * 1_000_000 + 499_500);
     }
+}
+
+#[test]
+fn scopes_hold_values_that_borrow_from_outside() {
+    // Values borrowing data that outlives the arena's borrow can be allocated in a scope.
+    let names = vec![String::from("ada"), String::from("grace")];
+    let mut arena = Arena::new();
+    let longest = arena.scope(|s| {
+        let refs = s.alloc_slice_fill_iter(names.iter().map(String::as_str));
+        refs.iter().map(|n| n.len()).max().unwrap()
+    });
+    assert_eq!(longest, 5);
+    // And an inner scope can hold references to the outer scope's allocations.
+    arena.scope(|outer| {
+        let x = outer.alloc(41u32);
+        outer.scope(|inner| {
+            let r = inner.alloc(&*x);
+            assert_eq!(**r + 1, 42);
+        });
+    });
+}
+
+#[test]
+fn peak_use_counts_what_a_scope_allocated() {
+    let mut arena = Arena::new();
+    arena.scope(|s| {
+        for i in 0..100u64 {
+            s.alloc(i);
+        }
+    });
+    let stats = arena.stats();
+    assert_eq!((stats.used, stats.peak_used), (0, 800));
+}
+
+#[test]
+fn scopes_on_an_empty_arena_reuse_one_chunk_without_the_slow_path() {
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing);
+    for _ in 0..scaled(1000, 50) {
+        arena.scope(|s| {
+            s.alloc(1u64);
+        });
+    }
+    // One chunk, taken once; after the first scope it stays current.
+    assert_eq!(backing.allocs.get(), 1);
+    assert_eq!(arena.stats().spare_chunks, 0);
 }
