@@ -236,7 +236,7 @@ fn scratch_threads_have_their_own_arenas() {
 #[test]
 fn scopes_hold_values_that_borrow_from_outside() {
     // Values borrowing data that outlives the arena's borrow can be allocated in a scope.
-    let names = vec![String::from("ada"), String::from("grace")];
+    let names = [String::from("ada"), String::from("grace")];
     let mut arena = Arena::new();
     let longest = arena.scope(|s| {
         let refs = s.alloc_slice_fill_iter(names.iter().map(String::as_str));
