@@ -532,7 +532,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// No allocation made after `cp` is still in use, and the arena has only moved
     /// forward from `cp` (allocations, chunk switches) since it was taken.
     #[inline(always)]
-    pub(crate) unsafe fn restore(&self, cp: &RawCheckpoint) {
+    pub(crate) unsafe fn restore(&self, cp: RawCheckpoint) {
         self.update_peak();
         if self.current.get() == cp.chunk && self.big_count.get() == cp.big_count {
             // Still in the same chunk, so no chunk was retired since (a switch never
@@ -549,7 +549,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// # Safety
     /// As for `restore`.
     #[inline(never)]
-    unsafe fn restore_chunks(&self, cp: &RawCheckpoint) {
+    unsafe fn restore_chunks(&self, cp: RawCheckpoint) {
         while self.big_count.get() > cp.big_count {
             let chunk = self.big.get().expect("bumpdown: out-of-band chunk count out of sync");
             self.big.set(chunk.prev());
@@ -582,8 +582,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         // `cp.top` was this chunk's bump pointer then; the allocations below it are gone.
         self.top.set(cp.top);
-        self.retired_used.set(cp.retired_used);
-        self.retired_wasted.set(cp.retired_wasted);
+        // What the chunks behind the current one hold, as when the checkpoint was taken
+        // (they have not changed since: only the current chunk moves).
+        let (mut used, mut wasted) = (0, 0);
+        let mut cursor = cp.chunk.and_then(|c| c.prev());
+        while let Some(chunk) = cursor {
+            used += chunk.end_addr() - chunk.saved_top();
+            wasted += chunk.saved_top() - chunk.bottom_addr();
+            cursor = chunk.prev();
+        }
+        self.retired_used.set(used);
+        self.retired_wasted.set(wasted);
     }
 
     /// Makes the first spare chunk current, if there is one and no current chunk. Moves

@@ -63,8 +63,6 @@ pub(crate) struct RawCheckpoint {
     pub(crate) top: *mut u8,
     /// How many out-of-band chunks there were.
     pub(crate) big_count: usize,
-    pub(crate) retired_used: usize,
-    pub(crate) retired_wasted: usize,
     /// The last checkpoint serial handed out then.
     pub(crate) serial: u64,
 }
@@ -281,7 +279,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.ledger.rewind_to(&checkpoint, after)?;
         // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
         // arena and every change since only moved forward from it (the lineage check).
-        unsafe { self.restore(&checkpoint.raw) };
+        unsafe { self.restore(checkpoint.raw) };
         Ok(())
     }
 
@@ -303,8 +301,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             chunk: self.current.get(),
             top: self.top(),
             big_count: self.big_count.get(),
-            retired_used: self.retired_used.get(),
-            retired_wasted: self.retired_wasted.get(),
             serial: self.ledger.serial(),
         }
     }
@@ -318,7 +314,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub(crate) unsafe fn exit_scope(&self, entry: &RawCheckpoint) {
         self.ledger.exit(entry.serial);
         // SAFETY: forwarded from the caller.
-        unsafe { self.restore(entry) }
+        unsafe { self.restore(*entry) }
     }
 }
 

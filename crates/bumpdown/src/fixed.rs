@@ -97,14 +97,7 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     }
 
     fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint {
-            chunk: None,
-            top: self.top.get(),
-            big_count: 0,
-            retired_used: 0,
-            retired_wasted: 0,
-            serial: self.ledger.serial(),
-        }
+        RawCheckpoint { chunk: None, top: self.top.get(), big_count: 0, serial: self.ledger.serial() }
     }
 
     /// Frees everything allocated after `checkpoint`.
