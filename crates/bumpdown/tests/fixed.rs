@@ -11,17 +11,17 @@ fn allocations_stay_inside_the_buffer() {
     let range = buf.as_ptr() as usize..buf.as_ptr() as usize + buf.len();
     let arena: FixedArena = FixedArena::new(&mut buf);
     assert!(arena.capacity() >= 1024 - 15);
-    let mut spans = Vec::new();
+    let mut values = Vec::new();
     let mut i = 0u32;
     while let Ok(v) = arena.try_alloc(i) {
-        spans.push((v as *mut u32 as usize, i));
+        values.push((v as *const u32, i));
         i += 1;
     }
     assert!(i >= 250);
-    for &(addr, value) in &spans {
-        assert!(range.contains(&addr) && addr % 4 == 0);
+    for &(p, value) in &values {
+        assert!(range.contains(&(p as usize)) && p as usize % 4 == 0);
         // SAFETY: allocated above from the live arena.
-        assert_eq!(unsafe { *(addr as *const u32) }, value);
+        assert_eq!(unsafe { *p }, value);
     }
 }
 
