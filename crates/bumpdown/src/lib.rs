@@ -23,6 +23,9 @@
 //! thread's own arena, nothing to pass around), and [`Arena::checkpoint`] /
 //! [`Arena::rewind`]. The [`Bump`] trait lets code be generic over arenas.
 //!
+//! Memory you provide: [`FixedArena`] over a buffer (no allocator needed), and
+//! [`Arena::with_buffer`], which starts in a buffer and spills into heap chunks.
+//!
 //! # Features
 //! * `std` (default): [`scratch`], and `std::error::Error` for the error types. Implies
 //!   `alloc`.
