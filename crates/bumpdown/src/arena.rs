@@ -746,6 +746,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 
     /// Bytes the arena holds from its backing allocator, chunk headers included.
+    #[inline]
     pub fn allocated_bytes_including_metadata(&self) -> usize {
         self.held.get()
     }

@@ -77,6 +77,7 @@ pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
 }
 
 impl Scratch {
+    #[inline(always)]
     fn run<R>(&self, f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
         let depth = self.depth.get();
         let arena = self.arena_at(depth);
@@ -89,14 +90,25 @@ impl Scratch {
     }
 
     /// The arena for `depth`, made on first use.
+    #[inline(always)]
     fn arena_at(&self, depth: usize) -> *mut Arena {
-        // SAFETY: the vector is only touched here and in `drop`, never while a reference
-        // into it is alive (callers keep only the raw pointers it holds).
-        let arenas = unsafe { &mut *self.arenas.get() };
-        if arenas.len() <= depth {
-            arenas.push(Box::into_raw(Box::new(Arena::new())));
+        // SAFETY: the vector is only touched here, in `grow` and in `drop`, never while a
+        // reference into it is alive (callers keep only the raw pointers it holds).
+        match unsafe { &*self.arenas.get() }.get(depth) {
+            Some(&arena) => arena,
+            None => self.grow(),
         }
-        arenas[depth]
+    }
+
+    /// Makes the arena for the next depth.
+    #[cold]
+    #[inline(never)]
+    fn grow(&self) -> *mut Arena {
+        // SAFETY: as in `arena_at`; no reference into the vector is alive.
+        let arenas = unsafe { &mut *self.arenas.get() };
+        let arena = Box::into_raw(Box::new(Arena::new()));
+        arenas.push(arena);
+        arena
     }
 }
 
@@ -108,13 +120,21 @@ struct Leave<'a> {
 }
 
 impl Drop for Leave<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: the scope on this arena has ended (it was dropped before this guard),
         // and no other call uses this depth's arena.
         let arena = unsafe { &mut *self.arena };
         if arena.allocated_bytes_including_metadata() > SCRATCH_RETAIN {
-            arena.reset_with_limit(SCRATCH_RETAIN);
+            trim(arena);
         }
         self.scratch.depth.set(self.depth);
     }
+}
+
+/// Gives back what a scratch arena holds beyond its retention bound.
+#[cold]
+#[inline(never)]
+fn trim(arena: &mut Arena) {
+    arena.reset_with_limit(SCRATCH_RETAIN);
 }
