@@ -20,7 +20,9 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 ///
 /// INVARIANT (for every chunk an arena holds):
 /// * the block starts at the header and is `size` bytes long, allocated from the
-///   arena's backing allocator with `Layout::from_size_align(size, CHUNK_ALIGN)`;
+///   arena's backing allocator with `Layout::from_size_align(size, CHUNK_ALIGN)` —
+///   except the one chunk a `BufferArena` makes of the caller's buffer
+///   (`Chunk::in_buffer`, recorded in `Arena::borrowed`), which is never freed;
 /// * `size` is a multiple of `CHUNK_ALIGN` and at least `HEADER_SIZE`;
 /// * `prev` links the chunk into exactly one of the arena's lists (or is null at the
 ///   list's end);
