@@ -98,10 +98,19 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) retired_wasted: Cell<usize>,
     /// Bytes of the out-of-band allocations.
     pub(crate) big_used: Cell<usize>,
-    /// Most bytes in use at once since the arena was made.
+    /// Most bytes in use at once since the arena was made, as of the last fold (see
+    /// `update_peak`).
     pub(crate) peak_used: Cell<usize>,
+    /// The lowest `top` seen when giving memory back in the current chunk since the last
+    /// fold (`usize::MAX`: none). Scope exits and rewinds only lower this mark; the peak
+    /// is computed from it when chunks or out-of-band blocks change, or on `stats`.
+    pub(crate) low_top: Cell<usize>,
     /// Out-of-band chunks in `big`.
     pub(crate) big_count: Cell<usize>,
+    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
+    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
+    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
+    pub(crate) epoch: Cell<u64>,
     /// Why the last failed slow-path call of a scope failed (see `scope.rs`).
     pub(crate) last_error: Cell<AllocError>,
 
@@ -199,7 +208,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             retired_wasted: Cell::new(0),
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
+            low_top: Cell::new(usize::MAX),
             big_count: Cell::new(0),
+            epoch: Cell::new(0),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
             ledger: Ledger::new(),
             borrowed: Cell::new(None),
@@ -385,6 +396,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Makes `chunk` (empty, in no list) the current chunk.
     fn install(&self, chunk: Chunk) {
+        self.update_peak();
+        self.bump_epoch();
         let old = self.current.get();
         if let Some(old) = old {
             let top = self.top.get().addr();
@@ -403,6 +416,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Gives a request too big for regular chunks a chunk of its own.
     fn alloc_big(&self, size: usize, align: usize, need: usize) -> Result<NonNull<u8>, AllocError> {
+        self.update_peak();
         let chunk = self.new_chunk(need)?;
         let Some(addr) = bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN) else {
             // Landed below MIN_BOTTOM; give it back.
@@ -415,6 +429,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_prev(self.big.get());
         self.big.set(Some(chunk));
         self.big_count.set(self.big_count.get() + 1);
+        self.bump_epoch();
         self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
         // SAFETY: `addr` is inside the block (bump_checked), which is not null.
         Ok(unsafe { NonNull::new_unchecked(chunk.ptr_at(addr)) })
@@ -443,7 +458,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             self.ledger.reset();
             let top = self.top.get();
             let end = self.current_end.get();
-            self.peak_used.set(self.peak_used.get().max(end.addr() - top.addr()));
+            let low = top.addr().min(self.low_top.get());
+            self.peak_used.set(self.peak_used.get().max(end.addr() - low));
+            self.low_top.set(usize::MAX);
             // `end` is the current chunk's end (or the sentinel, without one): a multiple
             // of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is borrowed.
             self.top.set(end);
@@ -469,6 +486,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.allocated_bytes(), 0);
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
+        self.bump_epoch();
         self.update_peak();
         self.ledger.reset();
         self.free_list(self.big.take());
@@ -533,10 +551,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// forward from `cp` (allocations, chunk switches) since it was taken.
     #[inline(always)]
     pub(crate) unsafe fn restore(&self, cp: RawCheckpoint) {
-        self.update_peak();
-        if self.current.get() == cp.chunk && self.big_count.get() == cp.big_count {
-            // Still in the same chunk, so no chunk was retired since (a switch never
-            // returns to a chunk): only the bump pointer moved.
+        if self.epoch.get() == cp.epoch {
+            self.mark_low();
+            // Same chunk, same out-of-band chunks, no checkpoint taken since: only the
+            // bump pointer moved.
             self.top.set(cp.top);
             return;
         }
@@ -550,6 +568,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// As for `restore`.
     #[inline(never)]
     unsafe fn restore_chunks(&self, cp: RawCheckpoint) {
+        self.update_peak();
+        self.bump_epoch();
         while self.big_count.get() > cp.big_count {
             let chunk = self.big.get().expect("bumpdown: out-of-band chunk count out of sync");
             self.big.set(chunk.prev());
@@ -604,6 +624,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             self.spare.set(first.prev());
             self.install(first);
         }
+    }
+
+    /// Records a change that `restore` must undo on its slow path.
+    #[inline(always)]
+    pub(crate) fn bump_epoch(&self) {
+        self.epoch.set(self.epoch.get().wrapping_add(1));
     }
 
     /// Frees every chunk of a list.
@@ -668,7 +694,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// # Safety
     /// `is_newest(ptr, size)` holds and the block is no longer used.
     pub(crate) unsafe fn pop_newest(&self, ptr: NonNull<u8>, size: usize) {
-        self.update_peak();
+        self.mark_low();
         let new_top = round_up(ptr.as_ptr().addr() + size, MIN_ALIGN);
         // SAFETY: the allocation took `round_up(size, MIN_ALIGN)` bytes below the old
         // top, so `new_top` is at most the chunk's end; it is a multiple of MIN_ALIGN and
@@ -694,6 +720,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 }
                 self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
                 self.big_count.set(self.big_count.get() - 1);
+                self.bump_epoch();
                 self.held.set(self.held.get() - chunk.size());
                 // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
                 // no longer uses.
@@ -769,8 +796,19 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.retired_used.get() + (self.current_end.get().addr() - self.top.get().addr()) + self.big_used.get()
     }
 
+    /// Folds the use since the last fold into `peak_used`: between folds, the chunk and
+    /// the out-of-band blocks stay the same, so the most in use was at the lowest `top`.
     fn update_peak(&self) {
-        self.peak_used.set(self.peak_used.get().max(self.used()));
+        let low = self.top.get().addr().min(self.low_top.get());
+        let most = self.retired_used.get() + (self.current_end.get().addr() - low) + self.big_used.get();
+        self.peak_used.set(self.peak_used.get().max(most));
+        self.low_top.set(usize::MAX);
+    }
+
+    /// Notes the current `top` before memory is given back in the current chunk.
+    #[inline(always)]
+    fn mark_low(&self) {
+        self.low_top.set(self.low_top.get().min(self.top.get().addr()));
     }
 
     /// A snapshot of the arena's memory use. Walks the chunk lists.

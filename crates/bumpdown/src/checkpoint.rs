@@ -65,6 +65,8 @@ pub(crate) struct RawCheckpoint {
     pub(crate) big_count: usize,
     /// The last checkpoint serial handed out then.
     pub(crate) serial: u64,
+    /// The arena's `epoch` then.
+    pub(crate) epoch: u64,
 }
 
 /// Why [`Arena::try_rewind`] refused a checkpoint.
@@ -224,6 +226,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
     /// allocated after it; allocations made before it stay.
     pub fn checkpoint(&self) -> Checkpoint {
+        // A scope that sees this checkpoint taken must mark it stale on exit: that is its
+        // slow path, which a new epoch selects.
+        self.bump_epoch();
         self.ledger.checkpoint(self.raw_checkpoint())
     }
 
@@ -302,6 +307,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             top: self.top(),
             big_count: self.big_count.get(),
             serial: self.ledger.serial(),
+            epoch: self.epoch.get(),
         }
     }
 
@@ -312,7 +318,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// As for [`restore`](Arena::restore).
     #[inline(always)]
     pub(crate) unsafe fn exit_scope(&self, entry: &RawCheckpoint) {
-        self.ledger.exit(entry.serial);
+        if self.epoch.get() != entry.epoch {
+            // Something beyond the bump pointer changed; checkpoints taken inside the
+            // scope (if any) die with it.
+            self.ledger.exit(entry.serial);
+        }
         // SAFETY: forwarded from the caller.
         unsafe { self.restore(*entry) }
     }

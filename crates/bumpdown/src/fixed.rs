@@ -97,7 +97,7 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     }
 
     fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: None, top: self.top.get(), big_count: 0, serial: self.ledger.serial() }
+        RawCheckpoint { chunk: None, top: self.top.get(), big_count: 0, serial: self.ledger.serial(), epoch: 0 }
     }
 
     /// Frees everything allocated after `checkpoint`.

@@ -278,3 +278,28 @@ fn scopes_on_an_empty_arena_reuse_one_chunk_without_the_slow_path() {
     assert_eq!(backing.allocs.get(), 1);
     assert_eq!(arena.stats().spare_chunks, 0);
 }
+
+#[test]
+fn peak_use_is_exact_across_scopes_rewinds_and_big_blocks() {
+    let mut arena = Arena::new().with_max_chunk_size(64 << 10);
+    arena.alloc([0u8; 100]);
+    arena.scope(|s| {
+        s.alloc([0u8; 300]); // 400 in use
+    });
+    arena.alloc([0u8; 50]); // 150 in use
+    assert_eq!(arena.stats().peak_used, 400);
+    let cp = arena.checkpoint();
+    arena.alloc_slice_fill_copy(20_000, 0u8); // out of band: 20,150 in use
+    arena.rewind(cp);
+    arena.scope(|s| {
+        s.alloc([0u8; 1000]); // 1,150 in use
+        s.scope(|t| {
+            for _ in 0..4 {
+                t.alloc([0u8; 8000]); // regular chunks, switched on the way
+            }
+            // 150 + 1,000 + 32,000 in use (the unused chunk tails count as waste)
+        });
+    });
+    let stats = arena.stats();
+    assert_eq!((stats.used, stats.peak_used), (150, 33_150));
+}
