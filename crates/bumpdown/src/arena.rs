@@ -71,19 +71,42 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) top: Cell<*mut u8>,
     pub(crate) bottom: Cell<*mut u8>,
 
+    // The fields `reset` and scope exits touch come next, within the first cache lines.
+    /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
+    /// here so that `reset` and `deallocate` need not read the chunk header.
+    pub(crate) current_end: Cell<*mut u8>,
+    /// The lowest `top` seen when giving memory back in the current chunk since the last
+    /// fold (`usize::MAX`: none). Scope exits and rewinds only lower this mark; the peak
+    /// is computed from it when chunks or out-of-band blocks change, or on `stats`.
+    pub(crate) low_top: Cell<usize>,
+    /// Most bytes in use at once since the arena was made, as of the last fold (see
+    /// `update_peak`).
+    pub(crate) peak_used: Cell<usize>,
+    /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
+    pub(crate) retired_used: Cell<usize>,
+    /// Bytes left unused at the bottom of the chunks behind `current`.
+    pub(crate) retired_wasted: Cell<usize>,
+    /// Bytes of the out-of-band allocations.
+    pub(crate) big_used: Cell<usize>,
+    /// The current chunk (see the chunk lists below).
+    pub(crate) current: Cell<Option<Chunk>>,
+    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
+    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
+    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
+    pub(crate) epoch: Cell<u64>,
+    /// Out-of-band chunks in `big`.
+    pub(crate) big_count: Cell<usize>,
+    /// Checkpoint bookkeeping (see `checkpoint.rs`).
+    pub(crate) ledger: Ledger,
+
     // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
-    // * `current`: the chunk `top`/`bottom` point into; its `prev` chain holds the
+    // * `current` (above): the chunk `top`/`bottom` point into; its `prev` chain holds the
     //   chunks filled earlier since the last reset, newest first (their `saved_top`
     //   valid).
     // * `spare`: empty chunks kept by `reset`, in the order they will be used.
     // * `big`: out-of-band chunks, each holding one allocation at its `saved_top`.
-    pub(crate) current: Cell<Option<Chunk>>,
     pub(crate) spare: Cell<Option<Chunk>>,
     pub(crate) big: Cell<Option<Chunk>>,
-    /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
-    /// here so that `reset` and `deallocate` need not read the chunk header.
-    pub(crate) current_end: Cell<*mut u8>,
-
     /// Bytes held from the backing allocator, all lists, headers included.
     pub(crate) held: Cell<usize>,
     /// `held` never grows past this (`usize::MAX`: no limit).
@@ -92,30 +115,8 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) next_class: Cell<usize>,
     /// Largest size class of a regular chunk.
     pub(crate) max_class: Cell<usize>,
-    /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
-    pub(crate) retired_used: Cell<usize>,
-    /// Bytes left unused at the bottom of the chunks behind `current`.
-    pub(crate) retired_wasted: Cell<usize>,
-    /// Bytes of the out-of-band allocations.
-    pub(crate) big_used: Cell<usize>,
-    /// Most bytes in use at once since the arena was made, as of the last fold (see
-    /// `update_peak`).
-    pub(crate) peak_used: Cell<usize>,
-    /// The lowest `top` seen when giving memory back in the current chunk since the last
-    /// fold (`usize::MAX`: none). Scope exits and rewinds only lower this mark; the peak
-    /// is computed from it when chunks or out-of-band blocks change, or on `stats`.
-    pub(crate) low_top: Cell<usize>,
-    /// Out-of-band chunks in `big`.
-    pub(crate) big_count: Cell<usize>,
-    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
-    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
-    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
-    pub(crate) epoch: Cell<u64>,
     /// Why the last failed slow-path call of a scope failed (see `scope.rs`).
     pub(crate) last_error: Cell<AllocError>,
-
-    /// Checkpoint bookkeeping (see `checkpoint.rs`).
-    pub(crate) ledger: Ledger,
     /// The chunk made of a caller's buffer (`BufferArena`), if any: in the lists like any
     /// regular chunk, but never freed and not counted in `held`.
     pub(crate) borrowed: Cell<Option<Chunk>>,

@@ -146,10 +146,10 @@ impl Lineage {
 /// serial up to which a reset made checkpoints stale, and the rewinds that made others
 /// stale.
 pub(crate) struct Ledger {
-    /// 0 until a checkpoint needs one.
-    id: Cell<usize>,
     serial: Cell<u64>,
     reset_serial: Cell<u64>,
+    /// 0 until a checkpoint needs one.
+    id: Cell<usize>,
     lineage: Cell<Lineage>,
 }
 
