@@ -15,7 +15,7 @@
 
 use std::hint::black_box;
 
-use crate::harness::{Sample, Sampler};
+use crate::harness::Sampler;
 use crate::heap;
 
 /// Elements of the temporary, as in Bumper.jl's benchmark.
@@ -85,25 +85,17 @@ pub fn expected() -> i64 {
 /// per `free` would be timed as if they were part of the allocator.
 pub fn sampler(iters: usize, uncounted: bool, mut call: impl FnMut(&[i64]) -> i64 + 'static) -> Sampler {
     assert_eq!(call(&INPUT), expected(), "every way computes the same sum");
-    let mut batch = move |iters: usize| {
+    let mut calls = move |iters: usize| {
         for _ in 0..iters {
             black_box(call(black_box(&INPUT)));
         }
     };
-    for _ in 0..2 {
-        batch(iters);
-    }
-    Box::new(move |clock| {
-        let iters = black_box(iters);
-        let heap = heap::Snapshot::now();
-        let start = clock.start();
+    crate::scope_kernels::timed(iters, iters, move |iters| {
         if uncounted {
-            heap::uncounted(|| batch(iters));
+            heap::uncounted(|| calls(iters));
         } else {
-            batch(iters);
+            calls(iters);
         }
-        let ns_per_op = clock.per_op(start, iters);
-        Sample { ns_per_op, heap_calls: heap.calls_since() }
     })
 }
 

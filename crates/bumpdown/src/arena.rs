@@ -679,14 +679,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.install(chunk);
     }
 
-    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
-    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        let top = self.top.get().addr();
-        let end = self.current_end.get().addr();
-        // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
-        // not from this chunk (an out-of-band block that happens to start where the chunk
-        // ends) would reach past `end`.
-        ptr.as_ptr().addr() == top && size <= end - top
+    /// The end of the current chunk (the sentinel's address without one).
+    #[inline(always)]
+    pub(crate) fn chunk_end_addr(&self) -> usize {
+        self.current_end.get().addr()
     }
 
     /// Gives back the newest allocation of the current chunk.

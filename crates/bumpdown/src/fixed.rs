@@ -191,9 +191,10 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
         }
     }
 
-    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        let top = self.top.get().addr();
-        ptr.as_ptr().addr() == top && size <= self.end.addr() - top
+    /// The end of the buffer's usable part.
+    #[inline(always)]
+    pub(crate) fn chunk_end_addr(&self) -> usize {
+        self.end.addr()
     }
 
     /// A fixed arena has no out-of-band chunks.

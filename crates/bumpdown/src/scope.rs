@@ -224,11 +224,11 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         }
     }
 
-    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
-    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        let top = self.top.get().addr();
-        // The arena's current chunk is this scope's (every chunk switch goes through it).
-        ptr.as_ptr().addr() == top && size <= self.arena.current_end.get().addr() - top
+    /// The end of the current chunk: the arena's, since every chunk switch goes
+    /// through it.
+    #[inline(always)]
+    pub(crate) fn chunk_end_addr(&self) -> usize {
+        self.arena.current_end.get().addr()
     }
 
     /// # Safety

@@ -7,7 +7,7 @@
 //!
 //! The API is written once, as the macro `alloc_api!`, and stamped into both types. It
 //! reaches the bump pointers only through a few hooks each type provides: `top`,
-//! `bottom_addr`, `set_top`, `alloc_slow`, `alloc_slow_or_panic`, `is_newest` and
+//! `bottom_addr`, `set_top`, `chunk_end_addr`, `alloc_slow`, `alloc_slow_or_panic` and
 //! `free_if_big`. The macro's argument is the lifetime of what it hands out: the borrow
 //! of the arena (`'_`) for `Arena`, the scope's brand for `Scope`.
 
@@ -434,6 +434,15 @@ macro_rules! alloc_api {
         let buf = unsafe { self.shrink_array_to_fit(buf, len, cap) };
         // SAFETY: `len` initialized elements at `buf`, borrowed as long as the arena.
         Ok(unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) })
+    }
+
+    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
+    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        let top = self.top().addr();
+        // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
+        // not from this chunk (an out-of-band block that happens to start where the chunk
+        // ends) would reach past the end.
+        ptr.as_ptr().addr() == top && size <= self.chunk_end_addr() - top
     }
 
     /// Grows an array block: in place (moving its bytes down) when it is the newest
