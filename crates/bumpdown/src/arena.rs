@@ -56,7 +56,7 @@ const BIG_DIVISOR: usize = 8;
 /// ```
 ///
 /// `Arena` is `Send` (when `A` is) but not `Sync`: one thread allocates at a time.
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // INVARIANT (the bump pointers; everything the fast path relies on):
     // * `MIN_BOTTOM <= bottom <= top`, `bottom % CHUNK_ALIGN == 0`, `top % MIN_ALIGN == 0`;
@@ -71,7 +71,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) top: Cell<*mut u8>,
     pub(crate) bottom: Cell<*mut u8>,
 
-    // The fields `reset` and scope exits touch come next, within the first cache lines.
+    // The fields `reset` and scope exits touch come next: with `top` and `bottom` they
+    // fill the first cache line (the struct is aligned to 64), so resetting many arenas
+    // touches one line each.
     /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
     /// here so that `reset` and `deallocate` need not read the chunk header.
     pub(crate) current_end: Cell<*mut u8>,
@@ -82,22 +84,28 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     /// Most bytes in use at once since the arena was made, as of the last fold (see
     /// `update_peak`).
     pub(crate) peak_used: Cell<usize>,
+    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
+    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
+    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
+    pub(crate) epoch: Cell<u64>,
+    /// The current chunk (see the chunk lists below).
+    pub(crate) current: Cell<Option<Chunk>>,
+    /// Whether `epoch` moved since the last `reset_with_limit`. While it is `false` the
+    /// arena has used only its current chunk since then, holds nothing out of band, and
+    /// has handed out no checkpoint, so `reset` only has to move `top` (its fast path).
+    pub(crate) dirty: Cell<bool>,
+
+    // Second cache line: what scope entries read besides the above.
+    /// Out-of-band chunks in `big`.
+    pub(crate) big_count: Cell<usize>,
+    /// Checkpoint bookkeeping (see `checkpoint.rs`).
+    pub(crate) ledger: Ledger,
     /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
     pub(crate) retired_used: Cell<usize>,
     /// Bytes left unused at the bottom of the chunks behind `current`.
     pub(crate) retired_wasted: Cell<usize>,
     /// Bytes of the out-of-band allocations.
     pub(crate) big_used: Cell<usize>,
-    /// The current chunk (see the chunk lists below).
-    pub(crate) current: Cell<Option<Chunk>>,
-    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
-    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
-    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
-    pub(crate) epoch: Cell<u64>,
-    /// Out-of-band chunks in `big`.
-    pub(crate) big_count: Cell<usize>,
-    /// Checkpoint bookkeeping (see `checkpoint.rs`).
-    pub(crate) ledger: Ledger,
 
     // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
     // * `current` (above): the chunk `top`/`bottom` point into; its `prev` chain holds the
@@ -212,6 +220,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             low_top: Cell::new(usize::MAX),
             big_count: Cell::new(0),
             epoch: Cell::new(0),
+            dirty: Cell::new(false),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
             ledger: Ledger::new(),
             borrowed: Cell::new(None),
@@ -455,16 +464,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub fn reset(&mut self) {
         // The common case, an arena that used only its current chunk since the last reset
         // (no chunk retired, nothing out of band), is a handful of loads and stores.
-        if (self.retired_used.get() | self.retired_wasted.get() | self.big_used.get()) == 0 {
-            self.ledger.reset();
-            let top = self.top.get();
-            let end = self.current_end.get();
-            let low = top.addr().min(self.low_top.get());
-            self.peak_used.set(self.peak_used.get().max(end.addr() - low));
-            self.low_top.set(usize::MAX);
-            // `end` is the current chunk's end (or the sentinel, without one): a multiple
-            // of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is borrowed.
-            self.top.set(end);
+        if !self.dirty.get() {
+            debug_assert!(self.retired_used.get() == 0 && self.big_used.get() == 0 && self.ledger.is_reset());
+            // The chunk and the out-of-band blocks stay as they are, so the peak needs no
+            // fold yet: marking the low point is enough (see `update_peak`).
+            self.mark_low();
+            // `current_end` is the current chunk's end (or the sentinel, without one): a
+            // multiple of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is
+            // borrowed.
+            self.top.set(self.current_end.get());
             return;
         }
         self.reset_chunks()
@@ -541,6 +549,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             }
             None => self.spare.set(None),
         }
+        // One chunk in use, none retired, nothing out of band, every checkpoint stale:
+        // the next `reset` can take its fast path.
+        self.dirty.set(false);
     }
 
     /// Returns the arena to the position `cp` saved: out-of-band chunks taken since go back
@@ -631,6 +642,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub(crate) fn bump_epoch(&self) {
         self.epoch.set(self.epoch.get().wrapping_add(1));
+        self.dirty.set(true);
     }
 
     /// Frees every chunk of a list.
@@ -968,3 +980,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> fmt::Debug for Arena<MIN_ALIGN
             .finish_non_exhaustive()
     }
 }
+
+// The layout promised above: the fast path's pointers first (the C header reads them),
+// and everything `reset` and scope exits touch within the first cache line.
+#[cfg(feature = "alloc")]
+const _: () = {
+    use core::mem::offset_of;
+    type A = Arena<1, Global>;
+    assert!(offset_of!(A, top) == 0 && offset_of!(A, bottom) == core::mem::size_of::<usize>());
+    assert!(core::mem::align_of::<A>() == 64);
+    assert!(offset_of!(A, dirty) < 64 && offset_of!(A, current) < 64 && offset_of!(A, epoch) < 64);
+    assert!(offset_of!(A, peak_used) < 64 && offset_of!(A, low_top) < 64 && offset_of!(A, current_end) < 64);
+};

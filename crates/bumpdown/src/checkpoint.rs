@@ -210,6 +210,11 @@ impl Ledger {
         self.reset_serial.set(self.serial.get());
     }
 
+    /// Whether no checkpoint was handed out since the last `reset`.
+    pub(crate) fn is_reset(&self) -> bool {
+        self.reset_serial.get() == self.serial.get()
+    }
+
     /// The arena's id, given out when first asked for.
     fn id(&self) -> usize {
         let id = self.id.get();
