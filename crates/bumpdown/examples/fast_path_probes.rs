@@ -84,6 +84,25 @@ pub fn bumpdown_probe_scope_loop_u64(arena: &mut Arena, n: u64) {
     });
 }
 
+/// `VmArena` bumps upwards; its fast path has the same shape.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_vm_alloc_u64(arena: &bumpdown::VmArena, v: u64) -> &mut u64 {
+    arena.alloc(v)
+}
+
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_vm_alloc_u32(arena: &bumpdown::VmArena, v: u32) -> &mut u32 {
+    arena.alloc(v)
+}
+
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_vm_alloc_u8(arena: &bumpdown::VmArena, v: u8) -> &mut u8 {
+    arena.alloc(v)
+}
+
 fn main() {
     let arena = Arena::new();
     run_all(&arena);
@@ -95,4 +114,8 @@ fn main() {
     let mut arena = Arena::new();
     bumpdown_probe_scope_loop_u64(&mut arena, 3);
     arena.scope(|s| black_box(*bumpdown_probe_scope_alloc_u64(s, 1)));
+    let vm = bumpdown::VmArena::new(1 << 20);
+    black_box(bumpdown_probe_vm_alloc_u64(&vm, 1));
+    black_box(bumpdown_probe_vm_alloc_u32(&vm, 1));
+    black_box(bumpdown_probe_vm_alloc_u8(&vm, 1));
 }

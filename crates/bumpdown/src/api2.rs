@@ -15,14 +15,27 @@ fn block(ptr: NonNull<u8>, size: usize) -> NonNull<[u8]> {
 
 macro_rules! impl_allocator {
     ($allocator:path, $error:path) => {
+        impl_allocator!($allocator, $error, [const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>);
+        #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+        impl_allocator!($allocator, $error, [const MIN_ALIGN: usize] crate::VmArena<MIN_ALIGN>);
+    };
+    ($allocator:path, $error:path, [$($generics:tt)*] $arena:ty) => {
         // SAFETY: blocks come from the arena and stay valid until it is reset or dropped,
-        // which needs `&mut Arena` or ownership, impossible while `&Arena` (this
-        // allocator) is borrowed; copies of `&Arena` are the same allocator; no block is
-        // handed out twice.
-        unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> $allocator for &Arena<MIN_ALIGN, A> {
+        // which needs `&mut` to the arena or ownership, impossible while `&` to it (this
+        // allocator) is borrowed; copies of the reference are the same allocator; no
+        // block is handed out twice.
+        unsafe impl<$($generics)*> $allocator for &$arena {
             #[inline(always)]
             fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, $error> {
                 match self.try_alloc_layout(layout) {
+                    Ok(p) => Ok(block(p, layout.size())),
+                    Err(_) => Err($error),
+                }
+            }
+
+            #[inline]
+            fn allocate_zeroed(&self, layout: Layout) -> Result<NonNull<[u8]>, $error> {
+                match self.try_alloc_zeroed_layout(layout) {
                     Ok(p) => Ok(block(p, layout.size())),
                     Err(_) => Err($error),
                 }

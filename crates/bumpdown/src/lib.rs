@@ -26,12 +26,16 @@
 //! Memory you provide: [`FixedArena`] over a buffer (no allocator needed), and
 //! [`Arena::with_buffer`], which starts in a buffer and spills into heap chunks.
 //!
+//! Virtual memory (64-bit Linux and macOS, with `std`): `VmArena` reserves one large
+//! range of address space and commits it as it goes, so addresses never move, the
+//! newest block grows in place without copying, and reset is O(1).
+//!
 //! # Features
-//! * `std` (default): [`scratch`], and `std::error::Error` for the error types. Implies
-//!   `alloc`.
+//! * `std` (default): [`scratch`], `VmArena` (on 64-bit Linux and macOS), and
+//!   `std::error::Error` for the error types. Implies `alloc`.
 //! * `alloc`: [`Global`] allocates from the global allocator, and [`Arena::new`] exists.
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
-//! * `allocator-api2`: `&Arena` implements `allocator_api2::alloc::Allocator`, so
+//! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`.
 #![no_std]
@@ -55,12 +59,16 @@ mod checkpoint;
 mod chunk;
 mod error;
 mod fixed;
+#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+mod os;
 mod realloc;
 mod scope;
 #[cfg(feature = "std")]
 mod scratch;
 mod stats;
 mod typed;
+#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+mod vm;
 
 pub use crate::arena::Arena;
 pub use crate::backing::{BackingAllocator, Global};
@@ -73,6 +81,8 @@ pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]
 pub use crate::scratch::{scratch, SCRATCH_RETAIN};
 pub use crate::stats::Stats;
+#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard};
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]

@@ -16,6 +16,21 @@ use crate::error::AllocError;
 // `dealloc_raw` and `shrink_raw` serve only the allocator traits.
 #[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Allocates a block for `layout`, filled with zeros.
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena = bumpdown::Arena::new();
+    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u32; 8]>()).unwrap();
+    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 32) }.iter().all(|&b| b == 0));
+    /// ```
+    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let p = self.try_alloc_layout(layout)?;
+        // SAFETY: a fresh block of `layout.size()` bytes.
+        unsafe { p.as_ptr().write_bytes(0, layout.size()) };
+        Ok(p)
+    }
+
     /// Frees a block if it is the newest allocation (its space is reused at once) or the
     /// newest out-of-band one (its chunk goes back to the backing allocator); otherwise
     /// its space is reclaimed at the next reset.

@@ -1,15 +1,19 @@
-//! The typed allocation API shared by `Arena` and `Scope`: values, slices, strings,
+//! The typed allocation API shared by every arena type: values, slices, strings,
 //! iterators, layouts.
 //!
 //! Every method is a thin front door over two fast paths (`bump_value` for sizes known
 //! at compile time, `bump_array` for lengths known at run time) and the one slow path.
 //! Plain methods panic through `alloc_failed`; `try_` methods return the `AllocError`.
 //!
-//! The API is written once, as the macro `alloc_api!`, and stamped into both types. It
-//! reaches the bump pointers only through a few hooks each type provides: `top`,
-//! `bottom_addr`, `set_top`, `chunk_end_addr`, `alloc_slow`, `alloc_slow_or_panic` and
-//! `free_if_big`. The macro's argument is the lifetime of what it hands out: the borrow
-//! of the arena (`'_`) for `Arena`, the scope's brand for `Scope`.
+//! The API is written once, as the macro `alloc_api!`, and stamped into each type. The
+//! macro's argument is the lifetime of what it hands out: the borrow of the arena
+//! (`'_`) for `Arena`, the scope's brand for `Scope`. It reaches the memory only through
+//! hooks each type provides: `alloc_slow` and `alloc_slow_or_panic`, and the
+//! direction-dependent ones (`bump_value`, `claim_value`, `bump_array`, `bump_layout`,
+//! `grow_array`, `shrink_array_to_fit`). The arenas that bump downwards get the latter
+//! from `downward_hooks!`, written over their `top`, `bottom_addr`, `set_top`,
+//! `chunk_end_addr` and `free_if_big`; `VmArena`, which bumps upwards, writes its own
+//! (`alloc_api!('_, hooks_provided)`).
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
@@ -28,38 +32,12 @@ pub(crate) mod prelude {
 use prelude::*;
 
 macro_rules! alloc_api {
+    // The arena types that bump downwards get the downward hooks too.
     ($ret:lifetime) => {
-    /// Where a `T` would go, without moving the bump pointer; `None` if the current
-    /// chunk is too small. Never called for zero-sized `T`.
-    ///
-    /// For `T = u64` and `MIN_ALIGN = 1`, `alloc` compiles to (x86_64, release):
-    ///
-    /// ```text
-    /// mov  rax, qword ptr [rdi]       ; top
-    /// add  rax, -8                    ; top - size_of::<u64>()  (cannot wrap: top >= 4096)
-    /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
-    /// cmp  rax, qword ptr [rdi + 8]   ; below bottom?
-    /// jb   .slow                      ; the only branch: out of line, cold
-    /// mov  qword ptr [rax], rsi       ; write the value
-    /// mov  qword ptr [rdi], rax       ; store the new top
-    /// ret
-    /// ```
-    ///
-    /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
-    #[inline(always)]
-    fn bump_value<T>(&self) -> Option<*mut T> {
-        let top = self.top();
-        let new_top = if size_of::<T>() <= MIN_BOTTOM {
-            // Folds: the size is a constant.
-            bumping::bump_small(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-        } else {
-            bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-        }?;
-        // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
-        // address for null (the `None` niche) on the fast path.
-        Some(top.with_addr(new_top).cast())
-    }
-
+        $crate::typed::alloc_api!($ret, hooks_provided);
+        $crate::typed::downward_hooks!();
+    };
+    ($ret:lifetime, hooks_provided) => {
     /// Moves `val` into the arena and returns a reference to it. It is never dropped.
     ///
     /// # Panics
@@ -83,9 +61,8 @@ macro_rules! alloc_api {
                 // SAFETY: `p` is in the free part of the current chunk, aligned for `T`,
                 // with room for it; nothing else uses those bytes.
                 unsafe { p.write(val) };
-                // SAFETY: `p` came from `bump_value`: inside `bottom..=top`, derived from
-                // `top`, a multiple of MIN_ALIGN.
-                unsafe { self.set_top(p.cast()) };
+                // SAFETY: `p` came from `bump_value` and now holds the value.
+                unsafe { self.claim_value(p) };
                 p
             }
             None => {
@@ -100,7 +77,7 @@ macro_rules! alloc_api {
         unsafe { &mut *p }
     }
 
-    /// Like [`alloc`](Arena::alloc), returning an error instead of panicking (`val` is
+    /// Like [`alloc`](Self::alloc), returning an error instead of panicking (`val` is
     /// dropped then).
     ///
     /// ```
@@ -131,7 +108,7 @@ macro_rules! alloc_api {
         }
     }
 
-    /// Like [`alloc_with`](Arena::alloc_with), returning an error instead of panicking
+    /// Like [`alloc_with`](Self::alloc_with), returning an error instead of panicking
     /// (`f` is not called then).
     #[inline(always)]
     pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&$ret mut T, AllocError> {
@@ -151,9 +128,9 @@ macro_rules! alloc_api {
         }
         match self.bump_value::<T>() {
             Some(p) => {
-                // SAFETY: from `bump_value`, see `alloc`; at least `bottom`, so not null.
+                // SAFETY: from `bump_value`, see `alloc`; inside a chunk, so not null.
                 unsafe {
-                    self.set_top(p.cast());
+                    self.claim_value(p);
                     NonNull::new_unchecked(p)
                 }
             }
@@ -168,9 +145,9 @@ macro_rules! alloc_api {
         }
         match self.bump_value::<T>() {
             Some(p) => {
-                // SAFETY: from `bump_value`, see `alloc`; at least `bottom`, so not null.
+                // SAFETY: from `bump_value`, see `alloc`; inside a chunk, so not null.
                 unsafe {
-                    self.set_top(p.cast());
+                    self.claim_value(p);
                     Ok(NonNull::new_unchecked(p))
                 }
             }
@@ -185,16 +162,9 @@ macro_rules! alloc_api {
         if size_of::<T>() == 0 {
             return Ok(NonNull::dangling());
         }
-        let top = self.top();
-        match bumping::bump_array(top.addr(), self.bottom_addr(), len, size_of::<T>(), align_of::<T>(), MIN_ALIGN) {
-            Some(new_top) => {
-                let p = top.with_addr(new_top);
-                // SAFETY: from `bump_array`: inside `bottom..=top`, derived from `top`, a
-                // multiple of MIN_ALIGN.
-                unsafe { self.set_top(p) };
-                // SAFETY: at least `bottom >= MIN_BOTTOM`, so not null.
-                Ok(unsafe { NonNull::new_unchecked(p) }.cast())
-            }
+        match self.bump_array(len, size_of::<T>(), align_of::<T>()) {
+            // SAFETY: a block inside a chunk, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }.cast()),
             // An overflowing product becomes usize::MAX, which the slow path rejects.
             None => self.alloc_slow(len.saturating_mul(size_of::<T>()), align_of::<T>()).map(NonNull::cast),
         }
@@ -231,7 +201,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_copy(src), src.len())
     }
 
-    /// Like [`alloc_slice_copy`](Arena::alloc_slice_copy), returning an error instead of
+    /// Like [`alloc_slice_copy`](Self::alloc_slice_copy), returning an error instead of
     /// panicking.
     #[inline(always)]
     pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
@@ -256,7 +226,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_clone(src), src.len())
     }
 
-    /// Like [`alloc_slice_clone`](Arena::alloc_slice_clone), returning an error instead
+    /// Like [`alloc_slice_clone`](Self::alloc_slice_clone), returning an error instead
     /// of panicking.
     #[inline]
     pub fn try_alloc_slice_clone<T: Clone>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
@@ -278,7 +248,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_copy(len, value), len)
     }
 
-    /// Like [`alloc_slice_fill_copy`](Arena::alloc_slice_fill_copy), returning an error
+    /// Like [`alloc_slice_fill_copy`](Self::alloc_slice_fill_copy), returning an error
     /// instead of panicking.
     #[inline]
     pub fn try_alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> Result<&$ret mut [T], AllocError> {
@@ -297,7 +267,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_clone(len, value), len)
     }
 
-    /// Like [`alloc_slice_fill_clone`](Arena::alloc_slice_fill_clone), returning an error
+    /// Like [`alloc_slice_fill_clone`](Self::alloc_slice_fill_clone), returning an error
     /// instead of panicking.
     #[inline]
     pub fn try_alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> Result<&$ret mut [T], AllocError> {
@@ -319,7 +289,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_with(len, f), len)
     }
 
-    /// Like [`alloc_slice_fill_with`](Arena::alloc_slice_fill_with), returning an error
+    /// Like [`alloc_slice_fill_with`](Self::alloc_slice_fill_with), returning an error
     /// instead of panicking.
     #[inline]
     pub fn try_alloc_slice_fill_with<T, F: FnMut(usize) -> T>(
@@ -345,7 +315,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_default(len), len)
     }
 
-    /// Like [`alloc_slice_fill_default`](Arena::alloc_slice_fill_default), returning an
+    /// Like [`alloc_slice_fill_default`](Self::alloc_slice_fill_default), returning an
     /// error instead of panicking.
     #[inline]
     pub fn try_alloc_slice_fill_default<T: Default>(&self, len: usize) -> Result<&$ret mut [T], AllocError> {
@@ -373,7 +343,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_iter(iter), len)
     }
 
-    /// Like [`alloc_slice_fill_iter`](Arena::alloc_slice_fill_iter), returning an error
+    /// Like [`alloc_slice_fill_iter`](Self::alloc_slice_fill_iter), returning an error
     /// instead of panicking when the allocation fails.
     #[inline]
     pub fn try_alloc_slice_fill_iter<T, I>(&self, iter: I) -> Result<&$ret mut [T], AllocError>
@@ -400,7 +370,7 @@ macro_rules! alloc_api {
         unwrap_or_fail::<T, _>(self.try_alloc_iter(iter), usize::MAX)
     }
 
-    /// Like [`alloc_iter`](Arena::alloc_iter), returning an error instead of panicking.
+    /// Like [`alloc_iter`](Self::alloc_iter), returning an error instead of panicking.
     /// Items already taken from the iterator are leaked on error.
     pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&$ret mut [T], AllocError> {
         let iter = iter.into_iter();
@@ -436,75 +406,6 @@ macro_rules! alloc_api {
         Ok(unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) })
     }
 
-    /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
-    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        let top = self.top().addr();
-        // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
-        // not from this chunk (an out-of-band block that happens to start where the chunk
-        // ends) would reach past the end.
-        ptr.as_ptr().addr() == top && size <= self.chunk_end_addr() - top
-    }
-
-    /// Grows an array block: in place (moving its bytes down) when it is the newest
-    /// allocation and the chunk has room, otherwise by copying it to a fresh block.
-    ///
-    /// # Safety
-    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
-    /// all initialized, and `new_cap > cap`.
-    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
-        let old_size = cap * size_of::<T>();
-        let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
-        if self.is_newest(buf.cast(), old_size) {
-            // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
-            let old_end = bumping::round_up(buf.as_ptr().addr() + old_size, MIN_ALIGN);
-            if let Some(new_top) = bumping::bump_checked(old_end, self.bottom_addr(), new_size, align_of::<T>(), MIN_ALIGN) {
-                let dst = self.top().with_addr(new_top);
-                // SAFETY: `dst..dst + new_size` is the free part plus the old block
-                // (bumped down from the block's end); `ptr::copy` allows the overlap. The
-                // new top is inside `bottom..=old_end`, derived from `top`, aligned.
-                unsafe {
-                    ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
-                    self.set_top(dst);
-                    return Ok(NonNull::new_unchecked(dst).cast());
-                }
-            }
-        }
-        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
-        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
-        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
-        // SAFETY: the old block is no longer used; if it had an out-of-band chunk of its
-        // own, that chunk goes back now.
-        unsafe { self.free_if_big(buf.cast()) };
-        Ok(fresh)
-    }
-
-    /// When `buf` is the newest allocation, moves its `len` elements to the top of the
-    /// block and gives the rest back. Returns where the elements are.
-    ///
-    /// # Safety
-    /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
-    /// initialized.
-    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
-        let block = cap * size_of::<T>();
-        if len == cap || !self.is_newest(buf.cast(), block) {
-            return buf;
-        }
-        // Move the elements as high as the block allows while keeping every allocation
-        // aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside the block.
-        let align = align_of::<T>().max(MIN_ALIGN);
-        let dst = round_down_ptr(buf.as_ptr().wrapping_add(cap - len).cast(), align).cast::<T>();
-        // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
-        // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
-        // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new top
-        // is `dst`: inside the block, derived from the arena's pointers, a multiple of
-        // MIN_ALIGN; the bytes below it are unused now.
-        unsafe {
-            ptr::copy(buf.as_ptr(), dst, len);
-            self.set_top(dst.cast());
-            NonNull::new_unchecked(dst)
-        }
-    }
-
     /// Copies a string into the arena.
     ///
     /// ```
@@ -520,7 +421,7 @@ macro_rules! alloc_api {
         unsafe { core::str::from_utf8_unchecked_mut(bytes) }
     }
 
-    /// Like [`alloc_str`](Arena::alloc_str), returning an error instead of panicking.
+    /// Like [`alloc_str`](Self::alloc_str), returning an error instead of panicking.
     #[inline(always)]
     pub fn try_alloc_str(&self, src: &str) -> Result<&$ret mut str, AllocError> {
         let bytes = self.try_alloc_slice_copy(src.as_bytes())?;
@@ -545,26 +446,166 @@ macro_rules! alloc_api {
         }
     }
 
-    /// Like [`alloc_layout`](Arena::alloc_layout), returning an error instead of
+    /// Like [`alloc_layout`](Self::alloc_layout), returning an error instead of
     /// panicking.
     #[inline(always)]
     pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        let top = self.top();
-        match bumping::bump(top.addr(), self.bottom_addr(), layout.size(), layout.align(), MIN_ALIGN) {
-            Some(new_top) => {
-                let p = top.with_addr(new_top);
-                // SAFETY: from `bump`: inside `bottom..=top`, derived from `top`, a
-                // multiple of MIN_ALIGN.
-                unsafe { self.set_top(p) };
-                // SAFETY: at least `bottom >= MIN_BOTTOM`, so not null.
-                Ok(unsafe { NonNull::new_unchecked(p) })
-            }
+        match self.bump_layout(layout.size(), layout.align()) {
+            // SAFETY: a block inside a chunk, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
             None => self.alloc_slow(layout.size(), layout.align()),
         }
     }
     };
 }
 pub(crate) use alloc_api;
+
+/// The direction-dependent half of the typed API for the arenas that bump downwards
+/// (`Arena`, `Scope`, `FixedArena`): where a block goes, how the newest block grows and
+/// shrinks. An arena that bumps upwards writes these itself (see `vm.rs`).
+macro_rules! downward_hooks {
+    () => {
+        /// Where a `T` would go, without moving the bump pointer; `None` if the current
+        /// chunk is too small. Never called for zero-sized `T`.
+        ///
+        /// For `T = u64` and `MIN_ALIGN = 1`, `alloc` compiles to (x86_64, release):
+        ///
+        /// ```text
+        /// mov  rax, qword ptr [rdi]       ; top
+        /// add  rax, -8                    ; top - size_of::<u64>()  (cannot wrap: top >= 4096)
+        /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
+        /// cmp  rax, qword ptr [rdi + 8]   ; below bottom?
+        /// jb   .slow                      ; the only branch: out of line, cold
+        /// mov  qword ptr [rax], rsi       ; write the value
+        /// mov  qword ptr [rdi], rax       ; store the new top
+        /// ret
+        /// ```
+        ///
+        /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
+        #[inline(always)]
+        fn bump_value<T>(&self) -> Option<*mut T> {
+            let top = self.top();
+            let new_top = if size_of::<T>() <= MIN_BOTTOM {
+                // Folds: the size is a constant.
+                bumping::bump_small(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+            } else {
+                bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+            }?;
+            // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
+            // address for null (the `None` niche) on the fast path.
+            Some(top.with_addr(new_top).cast())
+        }
+
+        /// Moves the bump pointer past a `T` that `bump_value` placed at `p`.
+        ///
+        /// # Safety
+        /// `p` came from `bump_value` on this arena, with nothing allocated since.
+        #[inline(always)]
+        unsafe fn claim_value<T>(&self, p: *mut T) {
+            // SAFETY: from `bump_value`: inside `bottom..=top`, derived from `top`, a
+            // multiple of MIN_ALIGN.
+            unsafe { self.set_top(p.cast()) }
+        }
+
+        /// A block for `len` elements of `elem_size > 0` bytes in the current chunk, bump
+        /// pointer moved; `None` if it does not fit (or the size overflows).
+        #[inline(always)]
+        fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
+            let top = self.top();
+            let new_top = bumping::bump_array(top.addr(), self.bottom_addr(), len, elem_size, align, MIN_ALIGN)?;
+            let p = top.with_addr(new_top);
+            // SAFETY: from `bump_array`: inside `bottom..=top`, derived from `top`, a
+            // multiple of MIN_ALIGN.
+            unsafe { self.set_top(p) };
+            Some(p)
+        }
+
+        /// A block of `size` bytes aligned to the power of two `align` in the current chunk,
+        /// bump pointer moved; `None` if it does not fit.
+        #[inline(always)]
+        fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
+            let top = self.top();
+            let new_top = bumping::bump(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN)?;
+            let p = top.with_addr(new_top);
+            // SAFETY: from `bump`: inside `bottom..=top`, derived from `top`, a multiple of
+            // MIN_ALIGN.
+            unsafe { self.set_top(p) };
+            Some(p)
+        }
+
+        /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
+        pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+            let top = self.top().addr();
+            // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
+            // not from this chunk (an out-of-band block that happens to start where the chunk
+            // ends) would reach past the end.
+            ptr.as_ptr().addr() == top && size <= self.chunk_end_addr() - top
+        }
+
+        /// Grows an array block: in place (moving its bytes down) when it is the newest
+        /// allocation and the chunk has room, otherwise by copying it to a fresh block.
+        ///
+        /// # Safety
+        /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
+        /// all initialized, and `new_cap > cap`.
+        unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+            let old_size = cap * size_of::<T>();
+            let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
+            if self.is_newest(buf.cast(), old_size) {
+                // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
+                let old_end = bumping::round_up(buf.as_ptr().addr() + old_size, MIN_ALIGN);
+                if let Some(new_top) =
+                    bumping::bump_checked(old_end, self.bottom_addr(), new_size, align_of::<T>(), MIN_ALIGN)
+                {
+                    let dst = self.top().with_addr(new_top);
+                    // SAFETY: `dst..dst + new_size` is the free part plus the old block
+                    // (bumped down from the block's end); `ptr::copy` allows the overlap. The
+                    // new top is inside `bottom..=old_end`, derived from `top`, aligned.
+                    unsafe {
+                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
+                        self.set_top(dst);
+                        return Ok(NonNull::new_unchecked(dst).cast());
+                    }
+                }
+            }
+            let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
+            // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+            unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+            // SAFETY: the old block is no longer used; if it had an out-of-band chunk of its
+            // own, that chunk goes back now.
+            unsafe { self.free_if_big(buf.cast()) };
+            Ok(fresh)
+        }
+
+        /// When `buf` is the newest allocation, moves its `len` elements to the top of the
+        /// block and gives the rest back. Returns where the elements are.
+        ///
+        /// # Safety
+        /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
+        /// initialized.
+        unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
+            let block = cap * size_of::<T>();
+            if len == cap || !self.is_newest(buf.cast(), block) {
+                return buf;
+            }
+            // Move the elements as high as the block allows while keeping every allocation
+            // aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside the block.
+            let align = align_of::<T>().max(MIN_ALIGN);
+            let dst = round_down_ptr(buf.as_ptr().wrapping_add(cap - len).cast(), align).cast::<T>();
+            // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
+            // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
+            // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new top
+            // is `dst`: inside the block, derived from the arena's pointers, a multiple of
+            // MIN_ALIGN; the bytes below it are unused now.
+            unsafe {
+                ptr::copy(buf.as_ptr(), dst, len);
+                self.set_top(dst.cast());
+                NonNull::new_unchecked(dst)
+            }
+        }
+    };
+}
+pub(crate) use downward_hooks;
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     alloc_api!('_);

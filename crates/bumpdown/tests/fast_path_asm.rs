@@ -135,6 +135,14 @@ fn fast_paths_are_short_straight_lines() {
     assert!(body.len() <= 12, "scope loop body is {} instructions", body.len());
     let loads: Vec<_> = body.iter().filter(|i| i.starts_with("mov") && i.contains(",QWORD PTR [")).collect();
     assert!(loads.is_empty(), "the scope loop reloads from memory: {loads:?}");
+    // `VmArena` bumps upwards: rounding up and adding the size take one instruction
+    // more than bumping down (where one subtraction does both) for aligned types.
+    for (probe, limit) in [("u8", 7), ("u32", 9), ("u64", 9)] {
+        let c = count(&asm, &format!("bumpdown_probe_vm_alloc_{probe}"), "rdi");
+        assert_eq!(c.branches, 1, "VmArena::alloc::<{probe}>: {} conditional branches", c.branches);
+        assert!(c.instructions <= limit, "VmArena::alloc::<{probe}>: {} instructions", c.instructions);
+        assert_eq!(c.top_loads, 1, "VmArena::alloc::<{probe}> loads top {} times", c.top_loads);
+    }
     // Run-time lengths: still one branch (the capacity check covers overflow too).
     for probe in ["alloc_slice_copy_u8", "alloc_str"] {
         let c = count(&asm, &format!("bumpdown_probe_{probe}"), "rdi");

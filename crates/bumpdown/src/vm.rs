@@ -1,0 +1,797 @@
+//! `VmArena`: one contiguous reservation of address space, committed as the bump
+//! pointer advances.
+//!
+//! The arena reserves a range up front (it costs address space, not memory), makes the
+//! low end of it usable in growing batches, and bumps **upwards** through it. Nothing
+//! ever moves, the whole arena is one range, and the newest block can grow in place
+//! without copying: its end is the bump pointer. Reset is O(1).
+
+// Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
+#![allow(clippy::mut_from_ref)]
+
+use core::cell::Cell;
+use core::fmt;
+use core::ops::Deref;
+
+use crate::bump::Bump;
+use crate::bumping::{round_down, round_up, MAX_END};
+use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
+use crate::os::{self, PAGE};
+use crate::stats::Stats;
+use crate::typed::prelude::*;
+
+/// The first commit step; later ones double up to [`VmOptions::commit_batch`].
+const FIRST_BATCH: usize = 64 * 1024;
+
+/// What [`VmArena::reset`] does with the pages the arena used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResetPolicy {
+    /// Keep every page: the next pass reuses them without a page fault. The default.
+    KeepPages,
+    /// Keep the pages of the first `n` bytes and give the rest back to the system, so
+    /// that resident memory drops after a peak. They stay committed and are faulted in
+    /// again (as zeros) when next used.
+    ReleaseAbove(usize),
+}
+
+/// How a [`VmArena`] reserves and commits memory; see [`VmArena::with_options`].
+///
+/// ```
+/// use bumpdown::{ResetPolicy, VmArena, VmOptions};
+///
+/// let options = VmOptions::new(4 << 20)
+///     .populate(false)
+///     .reset_policy(ResetPolicy::ReleaseAbove(1 << 20));
+/// let arena: VmArena = VmArena::with_options(options);
+/// assert_eq!(arena.reserved(), 4 << 20);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VmOptions {
+    reserve: usize,
+    commit_batch: usize,
+    populate: bool,
+    huge_pages: bool,
+    reset: ResetPolicy,
+}
+
+impl VmOptions {
+    /// Reserve `bytes` of address space (rounded up to 16 KiB). Defaults: commit in
+    /// batches growing from 64 KiB to 8 MiB, populate each batch ahead of use, no huge
+    /// pages, keep pages on reset.
+    pub const fn new(bytes: usize) -> Self {
+        VmOptions {
+            reserve: bytes,
+            commit_batch: 8 << 20,
+            populate: true,
+            huge_pages: false,
+            reset: ResetPolicy::KeepPages,
+        }
+    }
+
+    /// The largest step in which memory is committed (rounded to 16 KiB; at least 64 KiB).
+    pub const fn commit_batch(mut self, bytes: usize) -> Self {
+        self.commit_batch = bytes;
+        self
+    }
+
+    /// Whether each committed batch is faulted in at once, in one system call
+    /// (`MADV_POPULATE_WRITE`, Linux 5.14+), instead of one page fault per 4 KiB page
+    /// on first touch. On by default: it makes first use of memory about 1.6x faster.
+    pub const fn populate(mut self, on: bool) -> Self {
+        self.populate = on;
+        self
+    }
+
+    /// Whether to ask for transparent huge pages (`MADV_HUGEPAGE`). Off by default:
+    /// on virtual machines that hand idle memory back to their host, huge pages can make
+    /// first touch several times slower. Measure before turning it on.
+    pub const fn huge_pages(mut self, on: bool) -> Self {
+        self.huge_pages = on;
+        self
+    }
+
+    /// What [`VmArena::reset`] does with the pages.
+    pub const fn reset_policy(mut self, policy: ResetPolicy) -> Self {
+        self.reset = policy;
+        self
+    }
+}
+
+/// An arena over one contiguous reservation of virtual memory.
+///
+/// Reserve generously (address space is free: a 64 GiB reservation costs nothing until
+/// used); memory is committed in batches as the bump pointer advances. Unlike [`Arena`],
+/// a `VmArena`
+/// * never moves or splits anything: every allocation's address is stable and all of
+///   them lie in one range;
+/// * grows its newest block in place, without copying (the allocator-api2 `grow`, and
+///   `alloc_iter`), so a vector or string built last grows for free;
+/// * resets in O(1), keeping its pages or giving them back per [`ResetPolicy`].
+///
+/// It has the same typed allocation API as [`Arena`] (`alloc`, `alloc_slice_copy`,
+/// `alloc_str`, `alloc_iter`, `alloc_layout`, their `try_` forms, ...), checkpoints, scope
+/// guards and the [`Bump`] trait. Like `Arena` it never runs destructors. Running out of
+/// the reservation is an [`AllocError`], never a crash.
+///
+/// ```
+/// use bumpdown::VmArena;
+///
+/// let mut arena: VmArena = VmArena::new(1 << 20); // reserve 1 MiB (64 GiB is fine too)
+/// let a = arena.alloc(1u64);
+/// let b = arena.alloc_str("stable");
+/// assert_eq!((*a, &*b), (1, "stable"));
+/// assert!(arena.stats().used >= 14);
+/// arena.reset();
+/// assert_eq!(arena.stats().used, 0);
+/// ```
+///
+/// [`Arena`]: crate::Arena
+#[repr(C)]
+pub struct VmArena<const MIN_ALIGN: usize = 1> {
+    // INVARIANT (the bump pointers):
+    // * `base <= top <= committed <= base + reserved`, all three carrying the
+    //   reservation's provenance; `top % MIN_ALIGN == 0`;
+    // * `base..top` holds the allocations; `top..committed` is free, readable and
+    //   writable; `committed..base + reserved` is reserved but inaccessible;
+    // * `committed - base` is a multiple of `PAGE`, and `base + reserved <= MAX_END`.
+    // `top` and `committed` come first (`repr(C)`), as `Arena`'s `top` and `bottom` do.
+    top: Cell<*mut u8>,
+    committed: Cell<*mut u8>,
+    base: NonNull<u8>,
+    reserved: usize,
+    /// Every byte at or above `max(touched, top)` reads as zero: it was never handed out
+    /// since the reservation was made or its page was discarded. Raised whenever `top`
+    /// moves down (reset, rewind, scope exit, deallocation).
+    touched: Cell<usize>,
+    /// Most bytes in use at once, as of the last fold (see `peak`).
+    peak: Cell<usize>,
+    /// `committed - base` never grows past this many bytes.
+    limit: Cell<usize>,
+    /// The next commit step.
+    next_batch: Cell<usize>,
+    options: VmOptions,
+    ledger: Ledger,
+}
+
+// SAFETY: the arena owns its reservation outright; the raw pointers are not shared with
+// anything outside it. Borrowed allocations hold a `&VmArena`, so the arena cannot move
+// to another thread while any exist.
+unsafe impl<const MIN_ALIGN: usize> Send for VmArena<MIN_ALIGN> {}
+
+impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
+    const VALID_MIN_ALIGN: () =
+        assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= 16, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
+
+    /// Reserves `bytes` of address space (rounded up to 16 KiB) with the default
+    /// [`VmOptions`].
+    ///
+    /// # Panics
+    /// If the reservation fails. See [`try_new`](VmArena::try_new).
+    #[track_caller]
+    pub fn new(bytes: usize) -> Self {
+        Self::with_options(VmOptions::new(bytes))
+    }
+
+    /// Like [`new`](VmArena::new), returning an error instead of panicking.
+    ///
+    /// ```
+    /// assert!(bumpdown::VmArena::<1>::try_new(usize::MAX).is_err());
+    /// ```
+    pub fn try_new(bytes: usize) -> Result<Self, AllocError> {
+        Self::try_with_options(VmOptions::new(bytes))
+    }
+
+    /// Makes an arena with the given options.
+    ///
+    /// # Panics
+    /// If the reservation fails.
+    #[track_caller]
+    pub fn with_options(options: VmOptions) -> Self {
+        match Self::try_with_options(options) {
+            Ok(arena) => arena,
+            Err(err) => panic!("bumpdown: cannot reserve {} bytes of address space: {err}", options.reserve),
+        }
+    }
+
+    /// Like [`with_options`](VmArena::with_options), returning an error instead of
+    /// panicking.
+    pub fn try_with_options(mut options: VmOptions) -> Result<Self, AllocError> {
+        let () = Self::VALID_MIN_ALIGN;
+        let reserved = options.reserve.max(PAGE).checked_add(PAGE - 1).ok_or(AllocError::INVALID_LAYOUT)? & !(PAGE - 1);
+        if reserved > MAX_END / 2 {
+            return Err(AllocError::INVALID_LAYOUT);
+        }
+        options.commit_batch = round_up(options.commit_batch.max(FIRST_BATCH).min(reserved), PAGE);
+        let base = os::reserve(reserved).ok_or(AllocError::OUT_OF_MEMORY)?;
+        let base_addr = base.as_ptr().addr();
+        if base_addr.checked_add(reserved).is_none_or(|end| end > MAX_END) {
+            // SAFETY: the whole reservation just made, unused.
+            unsafe { os::release(base, reserved) };
+            return Err(AllocError::OUT_OF_MEMORY);
+        }
+        if options.huge_pages {
+            // SAFETY: the range is the reservation.
+            unsafe { os::huge_pages(base.as_ptr(), reserved) };
+        }
+        Ok(VmArena {
+            top: Cell::new(base.as_ptr()),
+            committed: Cell::new(base.as_ptr()),
+            base,
+            reserved,
+            touched: Cell::new(base_addr),
+            peak: Cell::new(0),
+            limit: Cell::new(usize::MAX),
+            next_batch: Cell::new(FIRST_BATCH.min(options.commit_batch)),
+            options,
+            ledger: Ledger::new(),
+        })
+    }
+
+    /// Bytes of address space reserved.
+    pub fn reserved(&self) -> usize {
+        self.reserved
+    }
+
+    /// Bytes committed (usable without a system call): what the arena holds from the
+    /// system.
+    pub fn allocated_bytes(&self) -> usize {
+        self.committed.get().addr() - self.base_addr()
+    }
+
+    /// Same as [`allocated_bytes`](VmArena::allocated_bytes): a `VmArena` keeps no
+    /// metadata in its reservation.
+    pub fn allocated_bytes_including_metadata(&self) -> usize {
+        self.allocated_bytes()
+    }
+
+    /// Bytes that can be allocated before the next commit.
+    pub fn chunk_capacity(&self) -> usize {
+        self.committed.get().addr() - self.top.get().addr()
+    }
+
+    /// Caps committed memory at `limit` bytes (rounded down to 16 KiB): allocations that
+    /// would need more fail with [`AllocErrorKind::LimitReached`](crate::AllocErrorKind).
+    /// `None` removes the cap. Memory already committed stays.
+    ///
+    /// ```
+    /// let arena: bumpdown::VmArena = bumpdown::VmArena::new(4 << 20);
+    /// arena.set_allocation_limit(Some(1 << 20));
+    /// assert!(arena.try_alloc_slice_fill_copy(2 << 20, 0u8).is_err());
+    /// assert!(arena.try_alloc_slice_fill_copy(1000, 0u8).is_ok());
+    /// ```
+    pub fn set_allocation_limit(&self, limit: Option<usize>) {
+        self.limit.set(limit.unwrap_or(usize::MAX));
+    }
+
+    /// The cap set by [`set_allocation_limit`](VmArena::set_allocation_limit).
+    pub fn allocation_limit(&self) -> Option<usize> {
+        Some(self.limit.get()).filter(|&l| l != usize::MAX)
+    }
+
+    /// A snapshot of the arena's memory use: `capacity` and `held_bytes` are the
+    /// committed bytes, `used` the bytes from the start of the reservation to the bump
+    /// pointer (alignment padding included, so `wasted` is 0), `peak_used` the most
+    /// ever in use at once.
+    ///
+    /// ```
+    /// let arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// arena.alloc(1u32);
+    /// assert_eq!(arena.stats().used, 4);
+    /// ```
+    pub fn stats(&self) -> Stats {
+        Stats {
+            chunks: usize::from(self.allocated_bytes() > 0),
+            big_chunks: 0,
+            spare_chunks: 0,
+            capacity: self.allocated_bytes(),
+            held_bytes: self.allocated_bytes(),
+            used: self.used(),
+            wasted: 0,
+            peak_used: self.peak.get().max(self.touched.get() - self.base_addr()).max(self.used()),
+        }
+    }
+
+    /// Frees everything: the bump pointer returns to the start of the reservation, in
+    /// O(1). What happens to the pages follows the [`ResetPolicy`].
+    ///
+    /// ```
+    /// let mut arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// let first = arena.alloc(1u8) as *const u8;
+    /// arena.reset();
+    /// assert_eq!(arena.alloc(2u8) as *const u8, first);
+    /// ```
+    pub fn reset(&mut self) {
+        self.ledger.reset();
+        // SAFETY: `&mut self` proves no allocation is borrowed; `base` is the start of
+        // the range, aligned to a page.
+        unsafe { self.lower_top(self.base.as_ptr()) };
+        if let ResetPolicy::ReleaseAbove(keep) = self.options.reset {
+            self.discard_above(keep);
+        }
+    }
+
+    /// Gives the touched pages above `keep` bytes back to the system.
+    fn discard_above(&self, keep: usize) {
+        let base = self.base_addr();
+        let from = round_up(keep.min(self.reserved), PAGE).max(round_up(self.used(), PAGE));
+        let to = round_up(self.touched.get() - base, PAGE);
+        if to <= from {
+            return;
+        }
+        self.fold_peak();
+        // SAFETY: `base + from .. base + to` is page-aligned, committed (`touched` never
+        // passes `committed`, a page multiple) and above `top`, so unused.
+        if unsafe { os::discard(self.base.as_ptr().wrapping_add(from), to - from) } {
+            self.touched.set(base + from);
+        }
+    }
+
+    /// Saves the arena's position; see [`Arena::checkpoint`](crate::Arena::checkpoint).
+    pub fn checkpoint(&self) -> Checkpoint {
+        let raw = RawCheckpoint { chunk: None, top: self.top.get(), big_count: 0, serial: 0, epoch: 0 };
+        self.ledger.checkpoint(raw)
+    }
+
+    /// Frees everything allocated after `checkpoint`.
+    ///
+    /// # Panics
+    /// If the checkpoint is from another arena or stale. See
+    /// [`try_rewind`](VmArena::try_rewind).
+    ///
+    /// ```
+    /// let mut arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// let cp = arena.checkpoint();
+    /// arena.alloc_slice_fill_copy(1000, 0u8);
+    /// arena.rewind(cp);
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    #[track_caller]
+    pub fn rewind(&mut self, checkpoint: Checkpoint) {
+        if let Err(err) = self.try_rewind(checkpoint) {
+            panic!("bumpdown: cannot rewind: {err}");
+        }
+    }
+
+    /// Like [`rewind`](VmArena::rewind), returning an error for a foreign or stale
+    /// checkpoint (the arena is left as it was).
+    pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        // SAFETY: `&mut self`: nothing allocated is borrowed.
+        unsafe { self.rewind_unborrowed(checkpoint, 0) }
+    }
+
+    /// # Safety
+    /// No allocation made after the checkpoint is in use.
+    unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
+        let target = checkpoint.raw.top;
+        self.ledger.rewind_to(&checkpoint, after)?;
+        // The ledger proved it is ours and not stale, so `base <= target <= top`; a
+        // pointer outside that range must never become `top`, so check anyway.
+        if !(self.base_addr()..=self.top.get().addr()).contains(&target.addr()) {
+            debug_assert!(false, "a valid checkpoint outside the used range");
+            return Err(RewindError::StaleCheckpoint);
+        }
+        // SAFETY: from the caller; `target` was this arena's `top` when the checkpoint
+        // was taken (the ledger checked it is ours), so it carries the reservation's
+        // provenance and is a multiple of MIN_ALIGN.
+        unsafe { self.lower_top(target) };
+        Ok(())
+    }
+
+    /// Starts a scope that ends when the returned guard drops: everything allocated
+    /// through the guard is freed then. The guard derefs to the arena.
+    ///
+    /// ```
+    /// let mut arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// {
+    ///     let scope = arena.scope_guard();
+    ///     scope.alloc_slice_fill_copy(100, 0u8);
+    /// }
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    pub fn scope_guard(&mut self) -> VmScopeGuard<'_, MIN_ALIGN> {
+        VmScopeGuard::enter(self)
+    }
+
+    /// Runs `f` with a scope: everything allocated through it is freed when `f` returns
+    /// (or unwinds). The closure's result cannot borrow the scope.
+    ///
+    /// ```
+    /// let mut arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// let sum: u64 = arena.scope(|s| s.alloc_slice_fill_with(100, |i| i as u64).iter().sum());
+    /// assert_eq!(sum, 4950);
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    pub fn scope<R>(&mut self, f: impl FnOnce(&mut VmScopeGuard<'_, MIN_ALIGN>) -> R) -> R {
+        f(&mut self.scope_guard())
+    }
+
+    /// Allocates a zeroed block for `layout`, skipping the memset for memory never
+    /// handed out before (fresh pages read as zero).
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u64; 64]>()).unwrap();
+    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 512) }.iter().all(|&b| b == 0));
+    /// ```
+    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let fresh_from = self.touched.get().max(self.top.get().addr());
+        let p = self.try_alloc_layout(layout)?;
+        let dirty = fresh_from.saturating_sub(p.as_ptr().addr()).min(layout.size());
+        // SAFETY: the first `dirty` bytes of the fresh block; the rest lies at or above
+        // `fresh_from` and reads as zero (see `touched`).
+        unsafe { p.as_ptr().write_bytes(0, dirty) };
+        Ok(p)
+    }
+
+    // ----- Internals -----------------------------------------------------------------
+
+    fn base_addr(&self) -> usize {
+        self.base.as_ptr().addr()
+    }
+
+    fn used(&self) -> usize {
+        self.top.get().addr() - self.base_addr()
+    }
+
+    fn fold_peak(&self) {
+        let most = self.touched.get().max(self.top.get().addr()) - self.base_addr();
+        self.peak.set(self.peak.get().max(most));
+    }
+
+    /// Moves the bump pointer down to `new_top`, noting how far it had come.
+    ///
+    /// # Safety
+    /// `new_top` is in `base..=top`, derived from the reservation, a multiple of
+    /// MIN_ALIGN, and nothing at or above it is in use.
+    #[inline(always)]
+    unsafe fn lower_top(&self, new_top: *mut u8) {
+        let top = self.top.get().addr();
+        debug_assert!(self.base_addr() <= new_top.addr() && new_top.addr() <= top);
+        self.touched.set(self.touched.get().max(top));
+        self.top.set(new_top);
+    }
+
+    /// Commits memory up to address `end` (`end >= top`), in batches.
+    fn commit_to(&self, end: usize) -> Result<(), AllocError> {
+        let committed = self.committed.get();
+        if end <= committed.addr() {
+            return Ok(());
+        }
+        let base = self.base_addr();
+        // `end >= top >= base`.
+        let need = end - base;
+        if need > self.reserved {
+            return Err(AllocError::FULL);
+        }
+        let need = round_up(need, PAGE);
+        let cap = round_down(self.limit.get(), PAGE).min(self.reserved);
+        if need > cap {
+            return Err(AllocError::LIMIT_REACHED);
+        }
+        let have = committed.addr() - base;
+        let batch = self.next_batch.get();
+        let want = need.max(have.saturating_add(batch)).min(cap);
+        // SAFETY: `have..want` (page multiples) lies inside the reservation.
+        if !unsafe { os::commit(committed, want - have) } {
+            return Err(AllocError::OUT_OF_MEMORY);
+        }
+        if self.options.populate {
+            // SAFETY: just committed.
+            unsafe { os::populate(committed, want - have) };
+        }
+        self.committed.set(committed.wrapping_add(want - have));
+        self.next_batch.set(batch.saturating_mul(2).min(self.options.commit_batch));
+        Ok(())
+    }
+
+    /// The slow path: the committed part has no room for `size` bytes aligned to
+    /// `align` (callers pass any values; this validates them).
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        if Layout::from_size_align(size, align).is_err() {
+            return Err(AllocError::INVALID_LAYOUT);
+        }
+        let top = self.top.get();
+        let align = align.max(MIN_ALIGN);
+        let start = top.addr().checked_add(align - 1).ok_or(AllocError::FULL)? & !(align - 1);
+        let end = start.checked_add(round_up(size, MIN_ALIGN)).ok_or(AllocError::FULL)?;
+        self.commit_to(end)?;
+        // SAFETY: `start..end` is committed and free (at or above `top`); `end` is a
+        // multiple of MIN_ALIGN derived from `top`.
+        unsafe {
+            self.top.set(top.with_addr(end));
+            Ok(NonNull::new_unchecked(top.with_addr(start)))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(size, align, err),
+        }
+    }
+
+    // ----- The upward hooks of the typed API (see `typed.rs`) ------------------------
+
+    /// Where a `T` would go, without moving the bump pointer; `None` if the committed
+    /// part is too small. Never called for zero-sized `T`.
+    #[inline(always)]
+    fn bump_value<T>(&self) -> Option<*mut T> {
+        let top = self.top.get();
+        let end = self.committed.get().addr();
+        let start = if size_of::<T>() <= MIN_BOTTOM {
+            // Folds: the size and alignment are constants.
+            bumping::bump_up_small(top.addr(), end, size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+        } else {
+            bumping::bump_up(top.addr(), end, size_of::<T>(), align_of::<T>(), MIN_ALIGN)
+        }?;
+        Some(top.with_addr(start).cast())
+    }
+
+    /// Moves the bump pointer past a `T` that `bump_value` placed at `p`.
+    ///
+    /// # Safety
+    /// `p` came from `bump_value` on this arena, with nothing allocated since.
+    #[inline(always)]
+    unsafe fn claim_value<T>(&self, p: *mut T) {
+        // `bump_value` checked that the rounded size fits below `committed`.
+        self.top.set(p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN)));
+    }
+
+    /// A block for `len` elements of `elem_size > 0` bytes, bump pointer moved.
+    #[inline(always)]
+    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
+        let top = self.top.get();
+        let start = bumping::bump_up_array(top.addr(), self.committed.get().addr(), len, elem_size, align, MIN_ALIGN)?;
+        // `len * elem_size` fits below `committed` (checked above), and so does its
+        // rounding to MIN_ALIGN.
+        self.top.set(top.with_addr(start + round_up(len * elem_size, MIN_ALIGN)));
+        Some(top.with_addr(start))
+    }
+
+    /// A block of `size` bytes aligned to `align`, bump pointer moved.
+    #[inline(always)]
+    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
+        let top = self.top.get();
+        let start = bumping::bump_up(top.addr(), self.committed.get().addr(), size, align, MIN_ALIGN)?;
+        self.top.set(top.with_addr(start + round_up(size, MIN_ALIGN)));
+        Some(top.with_addr(start))
+    }
+
+    /// Whether `ptr..ptr + size` is the newest allocation (its end is the bump pointer).
+    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        let addr = ptr.as_ptr().addr();
+        let top = self.top.get().addr();
+        // A live block of this arena ends at or below `top`, so no overflow for those;
+        // anything else fails the range check first.
+        self.base_addr() <= addr && addr <= top && size <= top - addr && round_up(addr + size, MIN_ALIGN) == top
+    }
+
+    /// Makes the newest block at `ptr` `new_size` bytes long, in place: commits memory
+    /// if needed and moves the bump pointer to its new end.
+    ///
+    /// # Safety
+    /// `ptr` is the newest block (see `is_newest`), not used beyond `new_size` bytes.
+    unsafe fn resize_newest(&self, ptr: NonNull<u8>, new_size: usize) -> Result<(), AllocError> {
+        if new_size > isize::MAX as usize {
+            return Err(AllocError::INVALID_LAYOUT);
+        }
+        // `ptr <= MAX_END` and `new_size <= isize::MAX`: no wrap.
+        let end = round_up(ptr.as_ptr().addr() + new_size, MIN_ALIGN);
+        self.commit_to(end)?;
+        let top = self.top.get();
+        if end < top.addr() {
+            // SAFETY: from the caller, the bytes past the new end are unused.
+            unsafe { self.lower_top(top.with_addr(end)) };
+        } else {
+            self.top.set(top.with_addr(end));
+        }
+        Ok(())
+    }
+
+    /// Grows an array block: in place when it is the newest allocation (no copy at
+    /// all), otherwise by copying it to a fresh block.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
+    /// all initialized, and `new_cap > cap`.
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+        let old_size = cap * size_of::<T>();
+        let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
+        if self.is_newest(buf.cast(), old_size) {
+            // SAFETY: the newest block, growing.
+            unsafe { self.resize_newest(buf.cast(), new_size)? };
+            return Ok(buf);
+        }
+        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
+        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+        Ok(fresh)
+    }
+
+    /// When `buf` is the newest allocation, gives back the part past `len` elements.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
+    /// initialized.
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
+        if len < cap && self.is_newest(buf.cast(), cap * size_of::<T>()) {
+            // SAFETY: the newest block, shrinking: only the unused tail is given back,
+            // which needs no commit and cannot fail.
+            let _ = unsafe { self.resize_newest(buf.cast(), len * size_of::<T>()) };
+        }
+        buf
+    }
+
+    // ----- allocator-api2 support (see `api2.rs`) --------------------------------------
+
+    /// # Safety
+    /// `ptr` is a live block of this arena with `layout`, not used again.
+    pub(crate) unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
+        if self.is_newest(ptr, layout.size()) {
+            // SAFETY: the newest block, no longer used; `ptr` is a multiple of MIN_ALIGN
+            // (every block starts at one) derived from the reservation.
+            unsafe { self.lower_top(ptr.as_ptr()) };
+        }
+    }
+
+    /// # Safety
+    /// `ptr` is a live block of this arena with `old`; `new.size() >= old.size()`.
+    pub(crate) unsafe fn grow_raw(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<u8>, AllocError> {
+        if self.is_newest(ptr, old.size()) && ptr.as_ptr().addr() % new.align() == 0 {
+            // SAFETY: the newest block, growing in place.
+            unsafe { self.resize_newest(ptr, new.size())? };
+            return Ok(ptr);
+        }
+        let fresh = self.try_alloc_layout(new)?;
+        // SAFETY: distinct live blocks, the old one `old.size()` bytes long.
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
+        Ok(fresh)
+    }
+
+    /// # Safety
+    /// `ptr` is a live block of this arena with `old`; `new.size() <= old.size()`.
+    pub(crate) unsafe fn shrink_raw(
+        &self,
+        ptr: NonNull<u8>,
+        old: Layout,
+        new: Layout,
+    ) -> Result<NonNull<u8>, AllocError> {
+        if ptr.as_ptr().addr() % new.align() != 0 {
+            let fresh = self.try_alloc_layout(new)?;
+            // SAFETY: distinct live blocks; the new one is `new.size()` bytes long.
+            unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
+            return Ok(fresh);
+        }
+        if self.is_newest(ptr, old.size()) {
+            // SAFETY: the newest block, shrinking: the tail is unused from now on.
+            unsafe { self.resize_newest(ptr, new.size())? };
+        }
+        Ok(ptr)
+    }
+
+    crate::typed::alloc_api!('_, hooks_provided);
+}
+
+impl<const MIN_ALIGN: usize> Drop for VmArena<MIN_ALIGN> {
+    fn drop(&mut self) {
+        // SAFETY: the whole reservation; `&mut self` proves nothing points into it.
+        unsafe { os::release(self.base, self.reserved) }
+    }
+}
+
+impl<const MIN_ALIGN: usize> fmt::Debug for VmArena<MIN_ALIGN> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VmArena")
+            .field("min_align", &MIN_ALIGN)
+            .field("reserved", &self.reserved)
+            .field("options", &self.options)
+            .field("stats", &self.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<const MIN_ALIGN: usize> Bump for VmArena<MIN_ALIGN> {
+    type Checkpoint = Checkpoint;
+
+    fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        VmArena::try_alloc_layout(self, layout)
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        VmArena::checkpoint(self)
+    }
+
+    fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        VmArena::try_rewind(self, checkpoint)
+    }
+}
+
+/// A scope of a [`VmArena`] that ends when dropped; see [`VmArena::scope_guard`].
+/// Derefs to the arena; allocations through it cannot outlive it.
+pub struct VmScopeGuard<'a, const MIN_ALIGN: usize = 1> {
+    // INVARIANT: the arena is this guard's alone while it lives (borrowed mutably to
+    // make it, or from an outer guard borrowed mutably); `entry` was its `top` then.
+    arena: &'a VmArena<MIN_ALIGN>,
+    entry: *mut u8,
+    serial: u64,
+}
+
+impl<'a, const MIN_ALIGN: usize> VmScopeGuard<'a, MIN_ALIGN> {
+    fn enter(arena: &'a VmArena<MIN_ALIGN>) -> Self {
+        VmScopeGuard { arena, entry: arena.top.get(), serial: arena.ledger.serial() }
+    }
+
+    /// Starts a nested scope that ends when the returned guard drops.
+    ///
+    /// ```
+    /// let mut arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// let mut outer = arena.scope_guard();
+    /// outer.alloc(1u8);
+    /// {
+    ///     let inner = outer.scope_guard();
+    ///     inner.alloc(2u64);
+    /// }
+    /// assert_eq!(outer.stats().used, 1);
+    /// ```
+    pub fn scope_guard(&mut self) -> VmScopeGuard<'_, MIN_ALIGN> {
+        VmScopeGuard::enter(self.arena)
+    }
+
+    /// Rewinds to a checkpoint taken since this guard began.
+    ///
+    /// # Errors
+    /// For a foreign or stale checkpoint, or one taken before the guard.
+    pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        // SAFETY: allocations through the guard borrow it, so `&mut self` proves none is
+        // in use; those made before the guard are protected by refusing checkpoints
+        // older than its entry.
+        unsafe { self.arena.rewind_unborrowed(checkpoint, self.serial) }
+    }
+}
+
+impl<const MIN_ALIGN: usize> Deref for VmScopeGuard<'_, MIN_ALIGN> {
+    type Target = VmArena<MIN_ALIGN>;
+
+    fn deref(&self) -> &VmArena<MIN_ALIGN> {
+        self.arena
+    }
+}
+
+impl<const MIN_ALIGN: usize> Drop for VmScopeGuard<'_, MIN_ALIGN> {
+    fn drop(&mut self) {
+        self.arena.ledger.exit(self.serial);
+        // SAFETY: allocations made through the guard borrowed it and have ended; `entry`
+        // was the arena's `top` when the guard began, and the arena only moved forward
+        // from there since (a nested guard or rewind through this one returns to a
+        // position at or above it).
+        unsafe { self.arena.lower_top(self.entry) };
+    }
+}
+
+impl<const MIN_ALIGN: usize> Bump for VmScopeGuard<'_, MIN_ALIGN> {
+    type Checkpoint = Checkpoint;
+
+    fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        self.arena.try_alloc_layout(layout)
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        self.arena.checkpoint()
+    }
+
+    fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        VmScopeGuard::try_rewind(self, checkpoint)
+    }
+}

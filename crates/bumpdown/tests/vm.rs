@@ -1,0 +1,305 @@
+//! `VmArena`: one contiguous reservation, bumped upwards, growing its newest block in
+//! place.
+#![cfg(all(unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+
+mod common;
+
+use bumpdown::{AllocErrorKind, Bump, ResetPolicy, RewindError, VmArena, VmOptions};
+use common::Rng;
+use core::alloc::Layout;
+use std::ptr::NonNull;
+
+const MIB: usize = 1 << 20;
+/// Miri runs the same programs on less memory (its reservations are heap blocks).
+const KIB: usize = if cfg!(miri) { 64 } else { 1024 };
+
+fn small() -> VmArena {
+    VmArena::with_options(VmOptions::new(4 * MIB).populate(false))
+}
+
+#[test]
+fn allocations_are_contiguous_upwards_and_keep_their_values() {
+    let arena = small();
+    let a = arena.alloc(1u8) as *mut u8 as usize;
+    let b = arena.alloc(2u32) as *mut u32 as usize;
+    let c = arena.alloc(3u64) as *mut u64 as usize;
+    assert_eq!(b, (a + 1).next_multiple_of(4));
+    assert_eq!(c, (b + 4).next_multiple_of(8));
+    let s = arena.alloc_str("hello");
+    let v = arena.alloc_slice_copy(&[1u16, 2, 3]);
+    let it = arena.alloc_iter((0..10).filter(|x| x % 3 == 0));
+    assert_eq!((&*s, &*v, &*it), ("hello", &[1u16, 2, 3][..], &[0, 3, 6, 9][..]));
+    assert_eq!(v.as_ptr() as usize, s.as_ptr() as usize + 6); // "hello" + 1 byte of padding
+    assert_eq!(arena.stats().used, it.as_ptr() as usize + it.len() * 4 - a);
+}
+
+#[test]
+fn many_allocations_across_commit_batches_stay_intact() {
+    let arena = VmArena::<8>::with_options(VmOptions::new(64 * KIB * KIB).populate(true));
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut live: Vec<(&mut [u8], u8)> = Vec::new();
+    let n = if cfg!(miri) { 200 } else { 20_000 };
+    for i in 0..n {
+        let len = rng.below(600) as usize;
+        let byte = i as u8;
+        let s = arena.alloc_slice_fill_copy(len, byte);
+        assert_eq!(s.as_ptr() as usize % 8, 0);
+        live.push((s, byte));
+    }
+    for (s, byte) in &live {
+        assert!(s.iter().all(|b| b == byte));
+    }
+    let stats = arena.stats();
+    assert!(stats.capacity >= stats.used && stats.used > 0);
+    // Committed in batches, never far past what is used.
+    assert!(arena.allocated_bytes() <= (stats.used + 8 * MIB).next_multiple_of(64 * 1024));
+}
+
+#[test]
+fn the_newest_block_grows_in_place_without_copying() {
+    let arena = VmArena::<1>::with_options(VmOptions::new(64 * KIB * KIB).populate(false));
+    arena.alloc(1u8);
+    // alloc_iter of an iterator with no size hint grows its buffer many times.
+    let n = if cfg!(miri) { 2_000 } else { 1_000_000 };
+    let v = arena.alloc_iter((0..n).filter(|_| true));
+    assert_eq!(v.len(), n);
+    assert!(v.iter().enumerate().all(|(i, &x)| x == i));
+    // Nothing was left behind: used = 1 byte + padding + exactly the final slice.
+    assert_eq!(arena.stats().used, 8 + n * 8);
+
+    // Through allocator-api2: a Vec that is the newest allocation never moves.
+    let mut vec = allocator_api2::vec::Vec::<u64, _>::with_capacity_in(1, &arena);
+    let first = vec.as_ptr();
+    for i in 0..(n as u64) {
+        vec.push(i);
+    }
+    assert_eq!(vec.as_ptr(), first, "grow copied the vector");
+    assert_eq!(vec[n - 1], n as u64 - 1);
+}
+
+#[test]
+fn deallocate_and_shrink_give_the_newest_block_back() {
+    let arena = small();
+    let layout = Layout::from_size_align(100, 8).unwrap();
+    let p = arena.alloc_layout(layout);
+    let used = arena.stats().used;
+    // SAFETY: `p` is the newest block with `layout`.
+    unsafe {
+        let p2 = allocator_api2::alloc::Allocator::shrink(&&arena, p, layout, Layout::from_size_align(10, 8).unwrap())
+            .unwrap();
+        assert_eq!(p2.cast::<u8>(), p);
+        assert_eq!(arena.stats().used, used - 90);
+        allocator_api2::alloc::Allocator::deallocate(&&arena, p, Layout::from_size_align(10, 8).unwrap());
+    }
+    assert_eq!(arena.stats().used, used - 100);
+}
+
+#[test]
+fn reset_is_o1_and_reuses_the_same_addresses() {
+    let mut arena = small();
+    let first = arena.alloc_slice_fill_copy(100 * KIB, 1u8).as_ptr();
+    arena.reset();
+    assert_eq!(arena.stats().used, 0);
+    assert_eq!(arena.stats().peak_used, 100 * KIB);
+    let again = arena.alloc_slice_fill_copy(10, 2u8).as_ptr();
+    assert_eq!(first, again);
+}
+
+#[test]
+fn zeroed_blocks_are_zero_after_reuse_and_after_release() {
+    for policy in [ResetPolicy::KeepPages, ResetPolicy::ReleaseAbove(0), ResetPolicy::ReleaseAbove(64 * 1024)] {
+        let mut arena: VmArena = VmArena::with_options(VmOptions::new(4 * MIB).reset_policy(policy));
+        arena.alloc_slice_fill_copy(300 * KIB, 0xFFu8);
+        arena.reset();
+        arena.alloc(7u8);
+        let layout = Layout::from_size_align(400 * KIB, 16).unwrap();
+        let p = arena.try_alloc_zeroed_layout(layout).unwrap();
+        // SAFETY: a fresh block of 400,000 bytes.
+        let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), layout.size()) };
+        assert!(bytes.iter().all(|&b| b == 0), "{policy:?}");
+    }
+}
+
+#[test]
+fn exhausting_the_reservation_is_an_error_and_the_arena_stays_usable() {
+    let arena = VmArena::<1>::with_options(VmOptions::new(64 * KIB).populate(false));
+    let kept = arena.alloc_slice_fill_copy(1000, 9u8);
+    let err = arena.try_alloc_slice_fill_copy(2 * MIB, 0u8).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::Full);
+    // Fill it up exactly.
+    let rest = arena.reserved() - arena.stats().used;
+    assert!(arena.try_alloc_slice_fill_copy(rest, 1u8).is_ok());
+    assert_eq!(arena.try_alloc(1u8).unwrap_err().kind(), AllocErrorKind::Full);
+    assert!(kept.iter().all(|&b| b == 9));
+    let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        arena.alloc(0u64);
+    }));
+    assert!(panic.is_err());
+}
+
+#[test]
+fn tiny_reservations_round_up_to_a_page_and_work() {
+    for bytes in [0, 1, 4096, 20_000] {
+        let arena = VmArena::<1>::with_options(VmOptions::new(bytes).commit_batch(usize::MAX));
+        assert!(arena.reserved() >= bytes.max(1) && arena.reserved() % 4096 == 0);
+        let all = arena.alloc_slice_fill_copy(arena.reserved(), 3u8);
+        assert!(all.iter().all(|&b| b == 3));
+        assert_eq!(arena.try_alloc(0u8).unwrap_err().kind(), AllocErrorKind::Full);
+    }
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let arena = small();
+    assert_eq!(arena.try_alloc_slice_fill_copy(usize::MAX, 0u64).unwrap_err().kind(), AllocErrorKind::InvalidLayout);
+    assert!(arena.try_alloc_slice_fill_copy(usize::MAX / 8, 0u64).is_err());
+    assert!(arena.try_alloc_layout(Layout::from_size_align(isize::MAX as usize - 7, 8).unwrap()).is_err());
+    assert!(arena.try_alloc_layout(Layout::from_size_align(8, 1 << 40).unwrap()).is_err());
+    assert!(arena.try_alloc_iter(std::iter::repeat_n(0u8, usize::MAX)).is_err());
+    assert!(VmArena::<1>::try_new(usize::MAX).is_err());
+    assert!(VmArena::<1>::try_new(isize::MAX as usize).is_err());
+    // Still usable.
+    assert_eq!(*arena.alloc(5u8), 5);
+}
+
+#[test]
+fn the_limit_caps_committed_memory() {
+    let arena = VmArena::<1>::with_options(VmOptions::new(16 * MIB).populate(false));
+    let limit = 256 * KIB;
+    arena.set_allocation_limit(Some(limit));
+    assert_eq!(arena.allocation_limit(), Some(limit));
+    arena.alloc_slice_fill_copy(limit / 2, 0u8);
+    assert_eq!(arena.try_alloc_slice_fill_copy(limit, 0u8).unwrap_err().kind(), AllocErrorKind::LimitReached);
+    assert!(arena.allocated_bytes() <= limit);
+    assert!(arena.try_alloc_slice_fill_copy(limit / 4, 0u8).is_ok());
+    arena.set_allocation_limit(None);
+    assert!(arena.try_alloc_slice_fill_copy(limit, 0u8).is_ok());
+}
+
+#[test]
+fn checkpoints_rewind_and_reject_stale_and_foreign_ones() {
+    let mut arena = small();
+    let mut other = small();
+    let kept = arena.alloc(1u64) as *const u64;
+    let cp1 = arena.checkpoint();
+    arena.alloc_slice_fill_copy(1000, 0u8);
+    let cp2 = arena.checkpoint();
+    arena.alloc_slice_fill_copy(1000, 0u8);
+    arena.rewind(cp1);
+    assert_eq!(arena.stats().used, 8);
+    assert_eq!(arena.try_rewind(cp2), Err(RewindError::StaleCheckpoint));
+    assert_eq!(other.try_rewind(cp1), Err(RewindError::ForeignCheckpoint));
+    arena.rewind(cp1); // again: still valid
+    arena.reset();
+    assert_eq!(arena.try_rewind(cp1), Err(RewindError::StaleCheckpoint));
+    let _ = kept;
+    // A checkpoint of a chunked arena is foreign too.
+    let chunked = bumpdown::Arena::new();
+    assert_eq!(arena.try_rewind(chunked.checkpoint()), Err(RewindError::ForeignCheckpoint));
+    other.alloc(1u8);
+}
+
+#[test]
+fn scope_guards_free_on_drop_and_nest() {
+    let mut arena = small();
+    let outer_value = arena.alloc(5u32) as *const u32;
+    {
+        let mut guard = arena.scope_guard();
+        guard.alloc_slice_fill_copy(500, 1u8);
+        let cp_inside = guard.checkpoint();
+        {
+            let inner = guard.scope_guard();
+            inner.alloc_slice_fill_copy(500, 2u8);
+            assert_eq!(inner.stats().used, 4 + 500 + 500);
+        }
+        assert_eq!(guard.stats().used, 504);
+        guard.alloc(0u8);
+        guard.try_rewind(cp_inside).unwrap();
+        assert_eq!(guard.stats().used, 504);
+    }
+    assert_eq!(arena.stats().used, 4);
+    // SAFETY: allocated before the scope, which did not free it.
+    assert_eq!(unsafe { *outer_value }, 5);
+    let n = arena.scope(|s| s.alloc_slice_fill_with(10, |i| i).len());
+    assert_eq!((n, arena.stats().used), (10, 4));
+}
+
+#[test]
+fn a_guard_refuses_checkpoints_older_than_itself() {
+    let mut arena = small();
+    let before = arena.checkpoint();
+    let mut guard = arena.scope_guard();
+    guard.alloc(1u8);
+    assert_eq!(guard.try_rewind(before), Err(RewindError::StaleCheckpoint));
+    drop(guard);
+    arena.rewind(before);
+}
+
+/// Code generic over arenas runs on a `VmArena` as on the others.
+fn fill<B: Bump>(arena: &mut B) -> usize {
+    let cp = arena.checkpoint();
+    let p = arena.alloc_layout(Layout::new::<[u64; 4]>());
+    let addr = p.as_ptr() as usize;
+    arena.rewind(cp);
+    addr
+}
+
+#[test]
+fn the_bump_trait_works_on_vm_arenas_and_their_guards() {
+    let mut arena = small();
+    let a = fill(&mut arena);
+    let b = fill(&mut arena);
+    assert_eq!(a, b);
+    let mut guard = arena.scope_guard();
+    assert_eq!(fill(&mut guard), a);
+    let _ = NonNull::<u8>::dangling();
+}
+
+#[test]
+fn hashbrown_runs_on_a_vm_arena() {
+    let arena = small();
+    let mut map = hashbrown::HashMap::new_in(&arena);
+    for i in 0..1000u32 {
+        map.insert(i, i * 2);
+    }
+    assert_eq!(map[&999], 1998);
+}
+
+/// Resident memory of this process, from /proc (Linux only).
+#[cfg(all(target_os = "linux", not(miri)))]
+fn resident_bytes() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[test]
+#[cfg(all(target_os = "linux", not(miri)))]
+fn release_policy_gives_pages_back_and_keep_policy_does_not() {
+    const SIZE: usize = 256 * MIB;
+    let mut keep = VmArena::<1>::with_options(VmOptions::new(1 << 36));
+    keep.alloc_slice_fill_copy(SIZE, 1u8);
+    let before = resident_bytes();
+    keep.reset();
+    assert!(resident_bytes() + SIZE / 2 > before, "keep-pages reset released memory");
+    drop(keep);
+
+    let mut release = VmArena::<1>::with_options(VmOptions::new(1 << 36).reset_policy(ResetPolicy::ReleaseAbove(MIB)));
+    release.alloc_slice_fill_copy(SIZE, 1u8);
+    let before = resident_bytes();
+    release.reset();
+    let after = resident_bytes();
+    assert!(after + SIZE / 2 < before, "release reset kept memory: {before} -> {after}");
+    assert_eq!(release.stats().peak_used, SIZE);
+    assert!(release.alloc_slice_fill_copy(SIZE, 2u8).iter().all(|&b| b == 2));
+}
+
+#[test]
+#[cfg(not(miri))]
+fn a_huge_reservation_costs_nothing_until_used() {
+    let arena = VmArena::<1>::new(64 << 30);
+    assert_eq!(arena.reserved(), 64 << 30);
+    assert_eq!(arena.allocated_bytes(), 0);
+    arena.alloc(1u8);
+    assert!(arena.allocated_bytes() <= MIB);
+}
