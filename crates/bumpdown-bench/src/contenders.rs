@@ -58,6 +58,7 @@ pub trait Visitor {
 /// Calls `visitor` for every contender, in the report's column order.
 pub fn visit_all(visitor: &mut impl Visitor) {
     visitor.visit::<bumpdown::Arena>();
+    visitor.visit::<bumpdown::VmArena>();
     visitor.visit::<stumpalo::Arena>();
     visitor.visit::<bumpalo::Bump>();
     visitor.visit::<bump_scope::Bump>();
@@ -103,6 +104,39 @@ impl Contender for bumpdown::Arena {
     #[inline(always)]
     fn reset(&mut self) {
         bumpdown::Arena::reset(self);
+    }
+}
+
+/// Address space a `VmArena` contender reserves: far more than any row uses, and free.
+const VM_RESERVE: usize = 64 << 30;
+
+impl Contender for bumpdown::VmArena {
+    const NAME: &'static str = "VmArena";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bumpdown::VmArena::new(VM_RESERVE)
+    }
+    #[inline(always)]
+    fn with_capacity(_bytes: usize) -> Self {
+        // One reservation holds everything; capacity is committed as it is used.
+        bumpdown::VmArena::new(VM_RESERVE)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpdown::VmArena::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpdown::VmArena::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpdown::VmArena::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        bumpdown::VmArena::reset(self);
     }
 }
 
