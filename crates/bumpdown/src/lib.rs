@@ -26,6 +26,9 @@
 //! Memory you provide: [`FixedArena`] over a buffer (no allocator needed), and
 //! [`Arena::with_buffer`], which starts in a buffer and spills into heap chunks.
 //!
+//! Threads: [`SyncArena`] is shared through `&` with a lock-free fast path, and each
+//! thread's [`LocalArena`] bumps windows of it without atomics.
+//!
 //! Virtual memory (64-bit Linux and macOS, with `std`): `VmArena` reserves one large
 //! range of address space and commits it as it goes, so addresses never move, the
 //! newest block grows in place without copying, and reset is O(1).
@@ -66,6 +69,8 @@ mod scope;
 #[cfg(feature = "std")]
 mod scratch;
 mod stats;
+#[cfg(feature = "std")]
+mod sync;
 mod typed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod vm;
@@ -81,6 +86,8 @@ pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]
 pub use crate::scratch::{scratch, SCRATCH_RETAIN};
 pub use crate::stats::Stats;
+#[cfg(feature = "std")]
+pub use crate::sync::{LocalArena, SyncArena};
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard};
 

@@ -629,8 +629,12 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         buf
     }
 
-    // ----- allocator-api2 support (see `api2.rs`) --------------------------------------
+    crate::typed::alloc_api!('_, hooks_provided);
+}
 
+// ----- allocator-api2 support (see `api2.rs`) ------------------------------------------
+#[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
+impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     /// # Safety
     /// `ptr` is a live block of this arena with `layout`, not used again.
     pub(crate) unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
@@ -680,8 +684,6 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         }
         Ok(ptr)
     }
-
-    crate::typed::alloc_api!('_, hooks_provided);
 }
 
 impl<const MIN_ALIGN: usize> Drop for VmArena<MIN_ALIGN> {

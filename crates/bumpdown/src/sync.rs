@@ -1,0 +1,577 @@
+//! `SyncArena`: one arena shared by many threads, with a lock-free fast path.
+//!
+//! Threads allocate from the current chunk by moving its `top` down with one
+//! compare-exchange; only replacing a full chunk takes a lock. Chunks are freed only by
+//! `reset` (`&mut self`) or drop, so a thread still bumping a chunk that another thread
+//! has just replaced is bumping live memory: it may waste the old chunk's tail, never
+//! misuse it.
+//!
+//! For the highest throughput each thread takes a [`LocalArena`] (`arena.local()`): it
+//! carves windows out of the shared arena with one atomic step each and bumps inside
+//! them with plain loads and stores, the same fast path as [`Arena`](crate::Arena).
+
+// Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
+#![allow(clippy::mut_from_ref)]
+
+use core::cell::Cell;
+use core::fmt;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+
+use crate::arena::empty_chunk;
+use crate::backing::{BackingAllocator, Global};
+use crate::bumping::{round_down, CHUNK_ALIGN};
+use crate::typed::prelude::*;
+
+/// `LocalArena` keeps no alignment beyond what each allocation asks for (the typed API's
+/// `MIN_ALIGN`).
+const MIN_ALIGN: usize = 1;
+
+/// Size of a shared chunk's first allocation from the backing allocator; they double
+/// from there up to `MAX_CHUNK`.
+const FIRST_CHUNK: usize = 16 * 1024;
+const MAX_CHUNK: usize = 4 << 20;
+/// Requests above this get a chunk of their own and leave the current one in place.
+const BIG: usize = MAX_CHUNK / 8;
+/// Windows a `LocalArena` takes: the first size, the largest.
+const FIRST_WINDOW: usize = 4 * 1024;
+const MAX_WINDOW: usize = 64 * 1024;
+
+/// The header at the start of every shared chunk. Aligned to a cache line, so that the
+/// contended `top` shares its line with nothing but the fields read with it.
+#[repr(C, align(64))]
+struct SharedChunk {
+    // INVARIANT: `top <= end` and `top % WORD == 0`. While `top >= bottom`,
+    // `bottom..top` is free and `top..end` handed out. A fast bump that did not fit
+    // still subtracted its size, so `top` may end up below `bottom` (or even wrap below
+    // zero): every path treats a `top` outside `bottom..=end` as "full". `top` only
+    // moves down while shared; `reset` (`&mut`) moves it back to `end`.
+    top: AtomicUsize,
+    bottom: usize,
+    end: usize,
+    /// The chunk's block, with its provenance: allocations are made from it by address.
+    base: *mut u8,
+    /// The block's size (its layout is `size` bytes aligned to the header).
+    size: usize,
+    /// The next older chunk in the arena's list (fixed once published).
+    prev: *mut SharedChunk,
+}
+
+/// Shared chunks hand out multiples of this many bytes, so that one atomic subtraction
+/// leaves `top` aligned for any request aligned to at most this much.
+const WORD: usize = 8;
+
+/// A chunk of no bytes: every request fails on it, so an empty arena needs no
+/// "has a chunk yet?" branch.
+struct Sentinel(SharedChunk);
+// SAFETY: the sentinel's only mutable field is atomic, and no request ever moves it
+// (its range is empty); its raw pointers are null and never dereferenced.
+unsafe impl Sync for Sentinel {}
+static EMPTY: Sentinel = Sentinel(SharedChunk {
+    top: AtomicUsize::new(0),
+    bottom: 0,
+    end: 0,
+    base: ptr::null_mut(),
+    size: 0,
+    prev: ptr::null_mut(),
+});
+
+const fn empty_shared() -> *mut SharedChunk {
+    ptr::addr_of!(EMPTY.0).cast_mut()
+}
+
+impl SharedChunk {
+    /// Takes `size` bytes aligned to `align` (a power of two; `size > 0`) from the free
+    /// part, or `None` if they do not fit. The blocks carry no data between threads, so
+    /// the atomic steps need no ordering beyond their own atomicity.
+    #[inline(always)]
+    fn bump(&self, size: usize, align: usize) -> Option<*mut u8> {
+        if align <= WORD && size <= MIN_BOTTOM {
+            // One `lock xadd`: never retried, however many threads bump at once.
+            let size = bumping::round_up(size, WORD);
+            let old = self.top.fetch_sub(size, Ordering::Relaxed);
+            // A `top` outside `bottom..=end` makes the wrapping difference leave the
+            // range too, so one pair of comparisons covers every case.
+            let avail = old.wrapping_sub(self.bottom);
+            return if avail >= size && avail <= self.end - self.bottom {
+                Some(self.base.with_addr(old - size))
+            } else {
+                None
+            };
+        }
+        let mut top = self.top.load(Ordering::Relaxed);
+        loop {
+            if top < self.bottom || top > self.end || size > top - self.bottom {
+                return None;
+            }
+            let new = round_down(top - size, align.max(WORD));
+            if new < self.bottom {
+                return None;
+            }
+            match self.top.compare_exchange_weak(top, new, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(self.base.with_addr(new)),
+                Err(now) => top = now,
+            }
+        }
+    }
+}
+
+/// Everything the lock guards.
+struct Books {
+    /// The newest chunk of the list (regular and big ones alike), or null.
+    newest: *mut SharedChunk,
+    /// Size of the next regular chunk.
+    next_size: usize,
+    /// Bytes held from the backing allocator.
+    held: usize,
+    chunks: usize,
+}
+
+/// An arena that many threads allocate from at once, through `&SyncArena`.
+///
+/// The fast path is lock-free: one compare-exchange on the current chunk's bump
+/// pointer. For more speed, give each thread a [`LocalArena`] with
+/// [`local`](SyncArena::local): it bumps a window of the shared arena with no atomics at
+/// all. Everything lives until [`reset`](SyncArena::reset) or drop; values are never
+/// dropped.
+///
+/// ```
+/// use bumpdown::SyncArena;
+///
+/// let arena = SyncArena::new();
+/// let total: u64 = std::thread::scope(|s| {
+///     let workers: Vec<_> = (0..4u64)
+///         .map(|t| {
+///             let arena = &arena;
+///             s.spawn(move || {
+///                 let local = arena.local();
+///                 let v = local.alloc_slice_fill_with(1000, |i| t * 1000 + i as u64);
+///                 let shared = arena.alloc(v.iter().sum::<u64>());
+///                 *shared
+///             })
+///         })
+///         .collect();
+///     workers.into_iter().map(|w| w.join().unwrap()).sum()
+/// });
+/// assert_eq!(total, (0..4000).sum());
+/// ```
+pub struct SyncArena<A: BackingAllocator = Global> {
+    // INVARIANT: `current` is the sentinel or a regular chunk of the list in `books`,
+    // published with `Release` after its header was written. Every chunk in the list
+    // stays allocated until `reset` or drop (both `&mut self`).
+    current: AtomicPtr<SharedChunk>,
+    books: Mutex<Books>,
+    alloc: A,
+}
+
+// SAFETY: the chunks are owned by the arena; shared access goes through atomics (`top`,
+// `current`) or the mutex (`books`); the rest of a header is written before it is
+// published and never after. The backing allocator is used from several threads, hence
+// `A: Sync` (and `Send` to move or drop the arena elsewhere).
+unsafe impl<A: BackingAllocator + Send + Sync> Sync for SyncArena<A> {}
+// SAFETY: as above; moving the arena moves ownership of everything it holds.
+unsafe impl<A: BackingAllocator + Send> Send for SyncArena<A> {}
+
+impl SyncArena {
+    /// An empty arena on the global allocator; allocates nothing until first used.
+    pub const fn new() -> Self {
+        Self::new_in(Global)
+    }
+}
+
+impl Default for SyncArena {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<A: BackingAllocator> SyncArena<A> {
+    /// An empty arena that takes its chunks from `alloc`.
+    pub const fn new_in(alloc: A) -> Self {
+        SyncArena {
+            current: AtomicPtr::new(empty_shared()),
+            books: Mutex::new(Books { newest: ptr::null_mut(), next_size: FIRST_CHUNK, held: 0, chunks: 0 }),
+            alloc,
+        }
+    }
+
+    /// Allocates a block for `layout` (uninitialized), lock-free unless the current
+    /// chunk is full.
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena = bumpdown::SyncArena::new();
+    /// let p = arena.try_alloc_layout(Layout::new::<u64>()).unwrap();
+    /// assert_eq!(p.as_ptr() as usize % 8, 0);
+    /// ```
+    #[inline(always)]
+    pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        if layout.size() == 0 {
+            return Ok(dangling(layout.align()));
+        }
+        // SAFETY: `current` always points to the sentinel or a live chunk (invariant);
+        // `Acquire` pairs with the `Release` that published it, so its header is seen.
+        let chunk = unsafe { &*self.current.load(Ordering::Acquire) };
+        match chunk.bump(layout.size(), layout.align()) {
+            // SAFETY: inside a live chunk, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
+            None => self.alloc_slow(layout).map(|(p, _)| p),
+        }
+    }
+
+    /// Like [`try_alloc_layout`](SyncArena::try_alloc_layout), panicking on failure.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
+        match self.try_alloc_layout(layout) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(layout.size(), layout.align(), err),
+        }
+    }
+
+    /// Moves `val` into the arena. It is never dropped.
+    ///
+    /// ```
+    /// let arena = bumpdown::SyncArena::new();
+    /// assert_eq!(*arena.alloc(7u32), 7);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc<T>(&self, val: T) -> &mut T {
+        let p = self.alloc_layout(Layout::new::<T>()).cast::<T>();
+        // SAFETY: a fresh block for one `T`, which no one else references; it lives
+        // until `reset`/drop, which this borrow prevents.
+        unsafe {
+            p.as_ptr().write(val);
+            &mut *p.as_ptr()
+        }
+    }
+
+    /// Like [`alloc`](SyncArena::alloc), returning an error instead of panicking.
+    #[inline(always)]
+    pub fn try_alloc<T>(&self, val: T) -> Result<&mut T, AllocError> {
+        let p = self.try_alloc_layout(Layout::new::<T>())?.cast::<T>();
+        // SAFETY: as in `alloc`.
+        unsafe {
+            p.as_ptr().write(val);
+            Ok(&mut *p.as_ptr())
+        }
+    }
+
+    /// Copies a slice into the arena.
+    ///
+    /// # Panics
+    /// If the size overflows or memory runs out.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
+        match self.try_alloc_slice_copy(src) {
+            Ok(s) => s,
+            Err(err) => alloc_failed(core::mem::size_of_val(src), core::mem::align_of::<T>(), err),
+        }
+    }
+
+    /// Like [`alloc_slice_copy`](SyncArena::alloc_slice_copy), returning an error.
+    #[inline(always)]
+    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
+        // A slice that exists has a valid layout.
+        let layout = Layout::for_value(src);
+        let p = self.try_alloc_layout(layout)?.cast::<T>();
+        // SAFETY: a fresh block for `src.len()` elements, distinct from `src`.
+        unsafe {
+            ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len());
+            Ok(core::slice::from_raw_parts_mut(p.as_ptr(), src.len()))
+        }
+    }
+
+    /// Copies a string into the arena.
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_str(&self, src: &str) -> &mut str {
+        let bytes = self.alloc_slice_copy(src.as_bytes());
+        // SAFETY: a byte-for-byte copy of a `str`.
+        unsafe { core::str::from_utf8_unchecked_mut(bytes) }
+    }
+
+    /// A handle for one thread that bumps windows of this arena without atomics; see
+    /// [`LocalArena`].
+    pub fn local(&self) -> LocalArena<'_, A> {
+        let empty = empty_chunk();
+        LocalArena {
+            top: Cell::new(empty),
+            bottom: Cell::new(empty),
+            end: Cell::new(empty),
+            source: Cell::new(empty_shared()),
+            next_window: Cell::new(FIRST_WINDOW),
+            shared: self,
+        }
+    }
+
+    /// Bytes held from the backing allocator.
+    pub fn allocated_bytes(&self) -> usize {
+        self.books.lock().unwrap_or_else(PoisonError::into_inner).held
+    }
+
+    /// Chunks held.
+    pub fn chunk_count(&self) -> usize {
+        self.books.lock().unwrap_or_else(PoisonError::into_inner).chunks
+    }
+
+    /// Frees everything. The current chunk is kept for reuse; the others go back to the
+    /// backing allocator.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::SyncArena::new();
+    /// arena.alloc_slice_copy(&[0u8; 100_000]);
+    /// arena.reset();
+    /// assert_eq!(arena.chunk_count(), 1);
+    /// ```
+    pub fn reset(&mut self) {
+        let current = *self.current.get_mut();
+        let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let mut cursor = books.newest;
+        books.newest = ptr::null_mut();
+        while !cursor.is_null() {
+            // SAFETY: a chunk of the list, live; `&mut self` proves no one uses it.
+            let (prev, size) = unsafe { ((*cursor).prev, (*cursor).size) };
+            if cursor == current {
+                // SAFETY: as above; it becomes the whole list, empty again.
+                unsafe {
+                    (*cursor).prev = ptr::null_mut();
+                    *(*cursor).top.get_mut() = (*cursor).end;
+                }
+                books.newest = cursor;
+            } else {
+                books.held -= size;
+                books.chunks -= 1;
+                // SAFETY: unlinked above; nothing points into it any more.
+                unsafe { free_chunk(&self.alloc, cursor) };
+            }
+            cursor = prev;
+        }
+    }
+
+    /// The slow path: validates the request, then takes the lock and either finds room
+    /// in a chunk another thread just installed, or allocates a chunk. Returns the
+    /// block and the chunk it is in.
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
+        let (size, align) = (layout.size(), layout.align());
+        let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.current.load(Ordering::Acquire);
+        // SAFETY: `current` is the sentinel or a live chunk.
+        if let Some(p) = unsafe { &*current }.bump(size, align) {
+            // SAFETY: inside a live chunk, so not null.
+            return Ok((unsafe { NonNull::new_unchecked(p) }, current));
+        }
+        let header = core::mem::size_of::<SharedChunk>();
+        let need = header
+            .checked_add(size)
+            .and_then(|n| n.checked_add(align.max(CHUNK_ALIGN)))
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or(AllocError::INVALID_LAYOUT)?;
+        let big = need > BIG;
+        let chunk_size = if big { need } else { need.max(books.next_size) };
+        let chunk = new_chunk(&self.alloc, chunk_size)?;
+        // SAFETY: a fresh chunk with room for `need` bytes; not shared yet.
+        let p = unsafe { &*chunk }.bump(size, align).ok_or(AllocError::OUT_OF_MEMORY)?;
+        // SAFETY: not published yet: this thread is the only one to see the header.
+        unsafe { (*chunk).prev = books.newest };
+        books.newest = chunk;
+        books.held += chunk_size;
+        books.chunks += 1;
+        if !big {
+            books.next_size = (books.next_size * 2).min(MAX_CHUNK);
+            // Publish the header (written above) to the threads that load `current`.
+            self.current.store(chunk, Ordering::Release);
+        }
+        // SAFETY: inside the chunk, so not null.
+        Ok((unsafe { NonNull::new_unchecked(p) }, chunk))
+    }
+}
+
+/// A dangling, aligned pointer: where zero-sized blocks go.
+fn dangling(align: usize) -> NonNull<u8> {
+    // SAFETY: `align` is a power of two, so not zero.
+    unsafe { NonNull::new_unchecked(ptr::without_provenance_mut(align)) }
+}
+
+/// Allocates a chunk of `size` bytes with its header written; `prev` is null.
+fn new_chunk<A: BackingAllocator>(alloc: &A, size: usize) -> Result<*mut SharedChunk, AllocError> {
+    let layout =
+        Layout::from_size_align(size, core::mem::align_of::<SharedChunk>()).map_err(|_| AllocError::INVALID_LAYOUT)?;
+    let base = alloc.allocate(layout).ok_or(AllocError::OUT_OF_MEMORY)?.as_ptr();
+    let start = base.addr();
+    let bottom = start + core::mem::size_of::<SharedChunk>();
+    let end = round_down(start + size, CHUNK_ALIGN);
+    let chunk = base.cast::<SharedChunk>();
+    // SAFETY: the block is at least a header long (callers ask for more) and aligned
+    // for it; we own it.
+    unsafe {
+        chunk.write(SharedChunk { top: AtomicUsize::new(end), bottom, end, base, size, prev: ptr::null_mut() });
+    }
+    Ok(chunk)
+}
+
+/// # Safety
+/// `chunk` came from `new_chunk` on `alloc` and nothing points into it any more.
+unsafe fn free_chunk<A: BackingAllocator>(alloc: &A, chunk: *mut SharedChunk) {
+    // SAFETY: from the caller: a live chunk; its header says how it was allocated.
+    unsafe {
+        let (base, size) = ((*chunk).base, (*chunk).size);
+        let layout = Layout::from_size_align_unchecked(size, core::mem::align_of::<SharedChunk>());
+        alloc.deallocate(NonNull::new_unchecked(base), layout);
+    }
+}
+
+impl<A: BackingAllocator> Drop for SyncArena<A> {
+    fn drop(&mut self) {
+        let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let mut cursor = books.newest;
+        while !cursor.is_null() {
+            // SAFETY: a chunk of the list; the arena is going away, so nothing uses it.
+            unsafe {
+                let prev = (*cursor).prev;
+                free_chunk(&self.alloc, cursor);
+                cursor = prev;
+            }
+        }
+    }
+}
+
+impl<A: BackingAllocator> fmt::Debug for SyncArena<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("SyncArena").field("held", &books.held).field("chunks", &books.chunks).finish_non_exhaustive()
+    }
+}
+
+/// One thread's handle on a [`SyncArena`]: it takes windows of the shared arena (4 KiB
+/// growing to 64 KiB, one atomic step each) and bumps inside them with plain loads and
+/// stores. It has the whole typed API of [`Arena`](crate::Arena), and what it allocates
+/// lives as long as the shared arena's borrow, not the handle's. When dropped, it gives
+/// the unused rest of its window back if no one allocated after it.
+pub struct LocalArena<'a, A: BackingAllocator = Global> {
+    // INVARIANT: `top` and `bottom` obey the `Arena` bump pointer invariant for the
+    // window `bottom..end` (a block of the shared arena, aligned to CHUNK_ALIGN, carved
+    // from chunk `source`), or all three are the `EMPTY` sentinel of `arena.rs` and
+    // `source` is this module's sentinel. `top..end` holds this handle's allocations.
+    top: Cell<*mut u8>,
+    bottom: Cell<*mut u8>,
+    end: Cell<*mut u8>,
+    source: Cell<*mut SharedChunk>,
+    next_window: Cell<usize>,
+    shared: &'a SyncArena<A>,
+}
+
+impl<'a, A: BackingAllocator> LocalArena<'a, A> {
+    #[inline(always)]
+    fn top(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    #[inline(always)]
+    fn bottom_addr(&self) -> usize {
+        self.bottom.get().addr()
+    }
+
+    /// # Safety
+    /// As for `Arena::set_top`, within the window.
+    #[inline(always)]
+    unsafe fn set_top(&self, new_top: *mut u8) {
+        debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() <= self.end.get().addr());
+        self.top.set(new_top);
+    }
+
+    fn chunk_end_addr(&self) -> usize {
+        self.end.get().addr()
+    }
+
+    /// Blocks come from windows or straight from the shared arena; none is freed alone.
+    unsafe fn free_if_big(&self, _ptr: NonNull<u8>) -> bool {
+        false
+    }
+
+    /// The window is full: takes a new one (or, for a large request, a block straight
+    /// from the shared arena).
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        let window = self.next_window.get();
+        if size > window / 4 || align > CHUNK_ALIGN {
+            return self.shared.try_alloc_layout(layout);
+        }
+        self.give_back();
+        let (block, source) = self.take_window(window)?;
+        self.next_window.set((window * 2).min(MAX_WINDOW));
+        let end = block.as_ptr().wrapping_add(window);
+        self.source.set(source);
+        self.bottom.set(block.as_ptr());
+        self.end.set(end);
+        self.top.set(end);
+        let new_top = bumping::bump_checked(end.addr(), block.as_ptr().addr(), size, align, 1)
+            .ok_or(AllocError::OUT_OF_MEMORY)?;
+        let p = end.with_addr(new_top);
+        // SAFETY: inside the fresh window (it holds `window >= 4 * size` bytes).
+        unsafe { self.set_top(p) };
+        // SAFETY: inside a chunk, so not null.
+        Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// A window of `size` bytes and the chunk it came from.
+    fn take_window(&self, size: usize) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
+        // SAFETY: a valid layout (small size, alignment a power of two).
+        let layout = unsafe { Layout::from_size_align_unchecked(size, CHUNK_ALIGN) };
+        let current = self.shared.current.load(Ordering::Acquire);
+        // SAFETY: `current` is the sentinel or a live chunk.
+        match unsafe { &*current }.bump(size, CHUNK_ALIGN) {
+            // SAFETY: inside a chunk, so not null.
+            Some(p) => Ok((unsafe { NonNull::new_unchecked(p) }, current)),
+            None => self.shared.alloc_slow(layout),
+        }
+    }
+
+    /// Returns the free part of the window to its chunk, if the window is still the
+    /// chunk's newest block.
+    fn give_back(&self) {
+        // SAFETY: the sentinel or a chunk of the shared arena, live while `shared` is
+        // borrowed.
+        let source = unsafe { &*self.source.get() };
+        // The shared `top` stays a multiple of WORD; the bytes above the rounded-down
+        // value are this handle's allocations or a few lost bytes.
+        let (bottom, top) = (self.bottom.get().addr(), round_down(self.top.get().addr(), WORD));
+        if top > bottom {
+            // Fails harmlessly when another thread allocated from the chunk since.
+            let _ = source.top.compare_exchange(bottom, top, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        self.bottom.set(self.top.get());
+    }
+
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(size, align, err),
+        }
+    }
+
+    crate::typed::alloc_api!('a);
+}
+
+impl<A: BackingAllocator> Drop for LocalArena<'_, A> {
+    fn drop(&mut self) {
+        self.give_back();
+    }
+}
+
+impl<A: BackingAllocator> fmt::Debug for LocalArena<'_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalArena")
+            .field("window_free", &(self.top.get().addr() - self.bottom_addr()))
+            .finish_non_exhaustive()
+    }
+}
