@@ -34,6 +34,14 @@ impl Effort {
         }
     }
 
+    /// Recorded samples per cell of the threads section (each a whole multi-thread run).
+    pub fn thread_samples(self) -> usize {
+        match self {
+            Effort::Quick => 15,
+            Effort::Full => 41,
+        }
+    }
+
     /// The flag that selects this effort (passed on to child processes).
     pub fn flag(self) -> &'static str {
         match self {

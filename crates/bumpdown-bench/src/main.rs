@@ -21,6 +21,7 @@ mod scopes;
 mod seed004;
 mod sources;
 mod speed;
+mod threads;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -64,6 +65,13 @@ fn list(options: &Options) -> Result<(), String> {
     for row in scopes::selected(options.filter.as_deref()) {
         text.push_str(&format!("{:<24} {} ({})\n", row.name, row.what, row.table.unit()));
     }
+    if threads::selected(options) {
+        text.push_str(&format!(
+            "{:<24} {} `u64` allocations per thread, 1 and 2 threads, shared and per-thread handles\n",
+            "threads",
+            threads::PER_THREAD
+        ));
+    }
     if options.selects("seed004") {
         text.push_str(&format!(
             "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
@@ -80,8 +88,10 @@ fn run_report(options: Options) -> Result<(), String> {
     let speed = (!speed.rows.is_empty()).then_some(speed);
     let scopes = scopes::measure(&options)?;
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
+    let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
     let seed004 = if options.selects("seed004") { Some(seed004::measure()?) } else { None };
-    let report = report::Report { machine: machine::Machine::detect(), options, speed, scopes, resets, seed004 };
+    let report =
+        report::Report { machine: machine::Machine::detect(), options, speed, scopes, resets, threads, seed004 };
     let markdown = report.markdown();
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(markdown.as_bytes());

@@ -14,6 +14,7 @@ use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
+use crate::threads::{self, ThreadCell};
 
 /// Everything the report shows.
 pub struct Report {
@@ -27,6 +28,8 @@ pub struct Report {
     pub scopes: Option<ScopeResults>,
     /// What each reset keeps.
     pub resets: Vec<ResetResult>,
+    /// Arenas shared between threads (empty if not selected).
+    pub threads: Vec<ThreadCell>,
     /// The seed-004 workload, if selected.
     pub seed004: Option<Vec<Seed004Result>>,
 }
@@ -96,6 +99,9 @@ impl Report {
         }
         if !self.resets.is_empty() {
             self.reset_section(&mut md);
+        }
+        if !self.threads.is_empty() {
+            threads_section(&mut md, &self.threads);
         }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
@@ -260,6 +266,23 @@ impl Report {
                     .collect(),
             ),
         ));
+        if !self.threads.is_empty() {
+            let cells = self
+                .threads
+                .iter()
+                .map(|c| {
+                    Json::Obj(vec![
+                        ("threads", c.threads.into()),
+                        ("mode", c.mode.key().into()),
+                        ("contender", c.contender.into()),
+                        ("median_ns_per_alloc", c.median_ns.into()),
+                        ("min_ns", c.range.0.into()),
+                        ("max_ns", c.range.1.into()),
+                    ])
+                })
+                .collect();
+            fields.push(("threads", Json::Arr(cells)));
+        }
         if let Some(seed004) = &self.seed004 {
             fields.push((
                 "seed004",
@@ -504,6 +527,62 @@ fn scopes_json(scopes: &ScopeResults) -> Json {
         ("clock_overhead_ns", scopes.clock_overheads.clone().into()),
         ("cells", Json::Arr(cells)),
     ])
+}
+
+fn threads_section(md: &mut String, cells: &[ThreadCell]) {
+    let _ = writeln!(
+        md,
+        "## Arenas shared between threads
+"
+    );
+    let _ = writeln!(
+        md,
+        "Each thread allocates {} `u64`s (written, `black_box`ed) as fast as it can; the threads \
+         start together at a barrier. A cell is the slowest thread's ns per allocation (median \
+         over samples, fastest–slowest sample in brackets) and its ratio to the fastest in the row. \
+         \"shared\" allocates through the shared arena (`&SyncArena`, `&SyncBlinkAlloc`, a \
+         `Mutex<bumpalo::Bump>` locked per allocation); \"per-thread handle\" through \
+         `SyncArena::local` / `SyncBlinkAlloc::local`.\n",
+        thousands(threads::PER_THREAD)
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for c in cells {
+        if !names.contains(&c.contender) {
+            names.push(c.contender);
+        }
+    }
+    let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let _ = writeln!(md, "| threads | access | {} |", header.join(" | "));
+    let _ = writeln!(md, "|---|---|{}", "---|".repeat(names.len()));
+    let mut rows: Vec<(usize, threads::Mode)> = Vec::new();
+    for c in cells {
+        if !rows.contains(&(c.threads, c.mode)) {
+            rows.push((c.threads, c.mode));
+        }
+    }
+    for (t, mode) in rows {
+        let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
+        let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+        let mut line = format!("| {t} | {} |", mode.key());
+        for name in &names {
+            match row.iter().find(|c| c.contender == *name) {
+                Some(c) => {
+                    let ratio = c.median_ns / fastest;
+                    let _ = write!(
+                        line,
+                        " {} {ratio:.2}x ({} ns [{}–{}]) |",
+                        colour(ratio),
+                        ns(c.median_ns),
+                        ns(c.range.0),
+                        ns(c.range.1)
+                    );
+                }
+                None => line.push_str(" — |"),
+            }
+        }
+        let _ = writeln!(md, "{line}");
+    }
+    md.push('\n');
 }
 
 fn seed004_section(md: &mut String, results: &[Seed004Result]) {

@@ -1,0 +1,182 @@
+//! Arenas shared between threads: every thread allocates `u64`s as fast as it can.
+//!
+//! Two ways to share: through the shared arena itself (`&SyncArena`,
+//! `&SyncBlinkAlloc`, a `Mutex<bumpalo::Bump>` locked per allocation), and through a
+//! per-thread handle on it (`SyncArena::local`, `SyncBlinkAlloc::local`). Each sample
+//! starts the threads together at a barrier; each thread times its own loop and the
+//! sample is the slowest thread's nanoseconds per allocation. The arena is reset
+//! (untimed) between samples, and the contenders take their samples in rotating rounds.
+
+use std::alloc::Layout;
+use std::hint::black_box;
+use std::sync::{Barrier, Mutex};
+use std::time::Instant;
+
+use crate::cli::Options;
+use crate::harness::{self, Clock, Plan, Sample, Sampler};
+use crate::speed::Progress;
+
+/// Allocations per thread per sample.
+pub const PER_THREAD: usize = 200_000;
+
+/// The thread counts measured (the machine's cores, at most 2 here).
+pub const THREAD_COUNTS: [usize; 2] = [1, 2];
+
+/// How the threads reach the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Through the shared arena, by reference.
+    Shared,
+    /// Through a per-thread handle on it.
+    Local,
+}
+
+impl Mode {
+    /// The name in the report.
+    pub fn key(self) -> &'static str {
+        match self {
+            Mode::Shared => "shared",
+            Mode::Local => "per-thread handle",
+        }
+    }
+}
+
+/// One contender on one row.
+#[derive(Clone, Debug)]
+pub struct ThreadCell {
+    /// Threads allocating at once.
+    pub threads: usize,
+    /// How they reach the arena.
+    pub mode: Mode,
+    /// The arena.
+    pub contender: &'static str,
+    /// Median over samples of the slowest thread's ns per allocation.
+    pub median_ns: f64,
+    /// Fastest and slowest sample.
+    pub range: (f64, f64),
+}
+
+/// Runs `body(thread_index)` on `threads` threads started together; returns the
+/// slowest thread's ns per allocation.
+fn timed_threads(threads: usize, body: impl Fn() + Sync) -> f64 {
+    let barrier = Barrier::new(threads);
+    let slowest = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let (barrier, body) = (&barrier, &body);
+                s.spawn(move || {
+                    barrier.wait();
+                    let start = Instant::now();
+                    body();
+                    start.elapsed().as_nanos() as f64
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a benchmark thread panicked")).fold(0.0, f64::max)
+    });
+    slowest / PER_THREAD as f64
+}
+
+fn sample(ns_per_op: f64) -> Sample {
+    Sample { ns_per_op, heap_calls: 0 }
+}
+
+/// The samplers of one row, with their names.
+fn samplers(threads: usize, mode: Mode) -> Vec<(&'static str, Sampler)> {
+    let mut list: Vec<(&'static str, Sampler)> = Vec::new();
+    let mut arena = bumpdown::SyncArena::new();
+    list.push((
+        "bumpdown SyncArena",
+        Box::new(move |_: &Clock| {
+            let shared = &arena;
+            let ns = timed_threads(threads, || match mode {
+                Mode::Shared => {
+                    for i in 0..PER_THREAD {
+                        black_box(shared.alloc(i as u64));
+                    }
+                }
+                Mode::Local => {
+                    let local = shared.local();
+                    for i in 0..PER_THREAD {
+                        black_box(local.alloc(i as u64));
+                    }
+                }
+            });
+            arena.reset();
+            sample(ns)
+        }),
+    ));
+    let mut blink = blink_alloc::SyncBlinkAlloc::new();
+    list.push((
+        "blink-alloc SyncBlinkAlloc",
+        Box::new(move |_: &Clock| {
+            let shared = &blink;
+            let layout = Layout::new::<u64>();
+            let ns = timed_threads(threads, || match mode {
+                Mode::Shared => {
+                    for i in 0..PER_THREAD {
+                        let p = shared.allocate(layout).expect("out of memory").cast::<u64>();
+                        // SAFETY: a fresh block for a `u64`.
+                        unsafe { p.as_ptr().write(i as u64) };
+                        black_box(p);
+                    }
+                }
+                Mode::Local => {
+                    let local = shared.local();
+                    for i in 0..PER_THREAD {
+                        let p = local.allocate(layout).expect("out of memory").cast::<u64>();
+                        // SAFETY: a fresh block for a `u64`.
+                        unsafe { p.as_ptr().write(i as u64) };
+                        black_box(p);
+                    }
+                }
+            });
+            blink.reset();
+            sample(ns)
+        }),
+    ));
+    if mode == Mode::Shared {
+        let mut bump = Mutex::new(bumpalo::Bump::new());
+        list.push((
+            "Mutex<bumpalo::Bump>",
+            Box::new(move |_: &Clock| {
+                let shared = &bump;
+                let ns = timed_threads(threads, || {
+                    for i in 0..PER_THREAD {
+                        let guard = shared.lock().expect("poisoned");
+                        black_box(guard.alloc(i as u64) as *mut u64);
+                    }
+                });
+                bump.get_mut().expect("poisoned").reset();
+                sample(ns)
+            }),
+        ));
+    }
+    list
+}
+
+/// Whether the options select this section.
+pub fn selected(options: &Options) -> bool {
+    options.selects("threads")
+}
+
+/// Measures every row.
+pub fn measure(options: &Options) -> Vec<ThreadCell> {
+    let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
+    let clock = Clock::calibrate();
+    let rows: Vec<(usize, Mode)> = THREAD_COUNTS.iter().flat_map(|&t| [(t, Mode::Shared), (t, Mode::Local)]).collect();
+    let mut progress = Progress::new("threads".to_owned(), rows.len());
+    let mut cells = Vec::new();
+    for (threads, mode) in rows {
+        progress.show(&format!("{threads} thread(s), {}", mode.key()));
+        let (names, mut samplers): (Vec<_>, Vec<_>) = samplers(threads, mode).into_iter().unzip();
+        let results = harness::run_interleaved(&mut samplers, &clock, plan);
+        for (contender, samples) in names.into_iter().zip(results) {
+            let mut ns: Vec<f64> = samples.iter().map(|s| s.ns_per_op).collect();
+            let median_ns = harness::median(&mut ns);
+            cells.push(ThreadCell { threads, mode, contender, median_ns, range: (ns[0], ns[ns.len() - 1]) });
+        }
+    }
+    progress.done();
+    cells
+}
