@@ -78,3 +78,33 @@ pub(crate) unsafe fn load(cp: *const bd_checkpoint) -> Option<Checkpoint> {
     // is a valid value.
     Some(unsafe { cp.cast::<u64>().add(1).cast::<Checkpoint>().read() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_rejections() {
+        let arena = bumpdown::Arena::new();
+        let cp = arena.checkpoint();
+        let mut c = bd_checkpoint { opaque_: [MaybeUninit::new(0); 8] };
+        // A zeroed struct is refused.
+        // SAFETY: all 64 bytes are initialized (zeroed).
+        assert!(unsafe { load(&c) }.is_none());
+        // SAFETY: `c` is writable; then initialized by `store`.
+        unsafe { store(&mut c, cp) };
+        // SAFETY: written by `store` just above.
+        assert_eq!(unsafe { load(&c) }, Some(cp));
+        // Any changed bit of the payload or the check word is refused.
+        for word in 0..8 {
+            for bit in [0, 17, 63] {
+                let mut bad = bd_checkpoint { opaque_: c.opaque_ };
+                // SAFETY: every word was written by `store`.
+                let w = unsafe { bad.opaque_[word].assume_init() };
+                bad.opaque_[word] = MaybeUninit::new(w ^ (1 << bit));
+                // SAFETY: initialized, as above.
+                assert!(unsafe { load(&bad) }.is_none(), "word {word} bit {bit}");
+            }
+        }
+    }
+}
