@@ -135,6 +135,15 @@ void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
 #define BD_ASSUME_(x) ((void)0)
 #endif
 
+/* Casts between pointers and integers, spelled so that C++'s -Wold-style-cast is quiet. */
+#ifdef __cplusplus
+#define BD_TO_ADDR_(ptr) reinterpret_cast<uintptr_t>(ptr)
+#define BD_TO_PTR_(type, addr) reinterpret_cast<type>(addr)
+#else
+#define BD_TO_ADDR_(ptr) ((uintptr_t)(ptr))
+#define BD_TO_PTR_(type, addr) ((type)(addr))
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define BD_INLINE_ static __inline__ __attribute__((always_inline))
 #elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
@@ -169,7 +178,7 @@ void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
  */
 BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
 {
-    uintptr_t top, bottom, p;
+    uintptr_t top, bottom, p, mask;
 #ifndef BD_NO_NULL_CHECK
     if (BD_UNLIKELY_(arena == NULL))
         return bd_alloc_slow(arena, size, align);
@@ -177,25 +186,26 @@ BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
     /* Folds for a constant alignment. align == 0 passes here and fails below. */
     if (BD_UNLIKELY_((align & (align - 1)) != 0))
         return bd_alloc_slow(arena, size, align);
-    top = (uintptr_t)arena->top;
-    bottom = (uintptr_t)arena->bottom;
+    top = BD_TO_ADDR_(arena->top);
+    bottom = BD_TO_ADDR_(arena->bottom);
+    mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
     if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM) {
-        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks to 0. */
-        p = (top - size) & ~(uintptr_t)(align - 1);
+        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks p to 0. */
+        p = (top - size) & ~mask;
         if (BD_UNLIKELY_(p < bottom))
             return bd_alloc_slow(arena, size, align);
     } else {
         if (BD_UNLIKELY_(size > top - bottom))
             return bd_alloc_slow(arena, size, align);
-        p = (top - size) & ~(uintptr_t)(align - 1);
+        p = (top - size) & ~mask;
         /* align - 1 >= 16: align > 16, or align == 0 (which masked p to 0). */
-        if ((align - 1) >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
+        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
             return bd_alloc_slow(arena, size, align);
     }
     /* p >= bottom >= BD_MIN_BOTTOM: a successful allocation is never NULL. */
     BD_ASSUME_(p != 0);
-    arena->top = (unsigned char *)p;
-    return (void *)p;
+    arena->top = BD_TO_PTR_(unsigned char *, p);
+    return BD_TO_PTR_(void *, p);
 }
 
 /* Like bd_alloc, with the memory set to zero. */

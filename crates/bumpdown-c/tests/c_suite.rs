@@ -90,3 +90,31 @@ fn header_works_from_cxx11() {
     let out = run(&exe);
     assert!(String::from_utf8_lossy(&out.stdout).contains("C++ header check passed"));
 }
+
+#[test]
+#[cfg_attr(miri, ignore = "runs C and C++ compilers")]
+fn header_is_clean_under_strict_warnings() {
+    let common = ["-c", "-Wconversion", "-Wsign-conversion", "-Wshadow", "-Wcast-align", "-Wundef"];
+    let source = crate_dir().join("tests/c/strict_warnings.c");
+    let object = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("strict_warnings.o");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    for (compiler, lang_flags) in [
+        (cc(), &["-std=c99", "-Wstrict-prototypes", "-Wmissing-prototypes", "-Wcast-qual"][..]),
+        (cxx, &["-x", "c++", "-std=c++11", "-Wold-style-cast"][..]),
+    ] {
+        let status = Command::new(&compiler)
+            .args(lang_flags)
+            .args(common)
+            .args(WARNINGS)
+            .arg("-I")
+            .arg(crate_dir().join("include"))
+            .arg(&source)
+            .arg("-o")
+            .arg(&object)
+            .status();
+        match status {
+            Ok(status) => assert!(status.success(), "{compiler} {lang_flags:?}: the header has warnings"),
+            Err(err) => eprintln!("SKIPPED: cannot run {compiler} ({err})"),
+        }
+    }
+}
