@@ -145,9 +145,13 @@ static double now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* Keeps the compiler from deleting a store, or a malloc/free pair, it could prove
- * useless. */
+/* Keeps the compiler from deleting a malloc/free pair and the store between them,
+ * which it can prove useless: the block escapes, and memory may be read. */
 #define ESCAPE(p) __asm__ __volatile__("" : : "r"(p) : "memory")
+/* The pointer escapes, nothing more: enough for stores into the arena (bd_reset and the
+ * slow path may read them, so they stay), and it lets the compiler keep `top` in a
+ * register as it would in a real loop. */
+#define ESCAPE_POINTER(p) __asm__ __volatile__("" : : "r"(p))
 
 typedef long long (*pass_fn)(void *ctx, int *err);
 
@@ -162,8 +166,32 @@ static long long bump_pass(void *ctx, int *err)
             break;
         }
         *p = (uint64_t)i;
-        ESCAPE(p);
+        ESCAPE_POINTER(p);
     }
+    bd_reset(arena);
+    return i;
+}
+
+/* The same through a cursor: `top` stays in a register for the whole loop. */
+static long long cursor_pass(void *ctx, int *err)
+{
+    bd_arena *arena = (bd_arena *)ctx;
+    bd_cursor c;
+    long long i;
+    if (bd_cursor_open(&c, arena) != BD_OK) {
+        *err = errno;
+        return 0;
+    }
+    for (i = 0; i < OPS; i++) {
+        uint64_t *p = (uint64_t *)bd_cursor_alloc(&c, SIZE, ALIGN);
+        if (p == NULL) {
+            *err = errno;
+            break;
+        }
+        *p = (uint64_t)i;
+        ESCAPE_POINTER(p);
+    }
+    bd_cursor_close(&c);
     bd_reset(arena);
     return i;
 }
@@ -185,6 +213,28 @@ static long long malloc_pass(void *ctx, int *err)
     return i;
 }
 
+/* The floor: a bare pointer bump down a plain buffer, no capacity check, no chunks. */
+typedef struct bare {
+    unsigned char *base, *top;
+} bare;
+
+static long long bare_pass(void *ctx, int *err)
+{
+    bare *b = (bare *)ctx;
+    unsigned char *top = b->base + (size_t)OPS * SIZE;
+    long long i;
+    (void)err;
+    for (i = 0; i < OPS; i++) {
+        uint64_t *p;
+        top -= SIZE;
+        p = (uint64_t *)(void *)top;
+        *p = (uint64_t)i;
+        ESCAPE_POINTER(p);
+    }
+    b->top = top;
+    return i;
+}
+
 static void measure(pass_fn fn, void *ctx, counters *c, pass *out)
 {
     struct rusage before, after;
@@ -201,8 +251,10 @@ static void measure(pass_fn fn, void *ctx, counters *c, pass *out)
     out->faults = (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt);
 }
 
+enum contender { BUMPDOWN, CURSOR, MALLOC, BARE };
+
 /* Runs one contender in a child process; its result comes back through a pipe. */
-static int run_child(int bump, size_t capacity, result *res)
+static int run_child(enum contender who, size_t capacity, result *res)
 {
     int fds[2];
     pid_t pid;
@@ -220,7 +272,7 @@ static int run_child(int bump, size_t capacity, result *res)
         memset(&r, 0, sizeof r);
         counters_open(&c);
         r.counters_errno = c.open_errno;
-        if (bump) {
+        if (who == BUMPDOWN || who == CURSOR) {
             bd_options opts;
             bd_arena *arena;
             bd_stats stats;
@@ -229,14 +281,22 @@ static int run_child(int bump, size_t capacity, result *res)
             arena = bd_arena_create_with(&opts);
             if (arena == NULL)
                 _exit(2);
-            measure(bump_pass, arena, &c, &r.cold);
-            measure(bump_pass, arena, &c, &r.warm);
+            measure(who == CURSOR ? cursor_pass : bump_pass, arena, &c, &r.cold);
+            measure(who == CURSOR ? cursor_pass : bump_pass, arena, &c, &r.warm);
             if (bd_arena_stats(arena, &stats) == BD_OK)
                 r.held = stats.held;
             bd_arena_destroy(arena);
-        } else {
+        } else if (who == MALLOC) {
             measure(malloc_pass, NULL, &c, &r.cold);
             measure(malloc_pass, NULL, &c, &r.warm);
+        } else {
+            bare b;
+            b.base = (unsigned char *)malloc((size_t)OPS * SIZE);
+            if (b.base == NULL)
+                _exit(2);
+            measure(bare_pass, &b, &c, &r.cold);
+            measure(bare_pass, &b, &c, &r.warm);
+            free(b.base);
         }
         if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r)
             _exit(3);
@@ -251,15 +311,17 @@ static int run_child(int bump, size_t capacity, result *res)
     return 0;
 }
 
+#define NCOLS 6
+
 /* ----- Report --------------------------------------------------------------------- */
 
 static double per_op(const pass *p, double value) { return p->ok > 0 ? value / (double)p->ok : 0.0; }
 
-static void print_counter(const char *name, const pass *const cols[4], int which, int per)
+static void print_counter(const char *name, const pass *const cols[NCOLS], int which, int per)
 {
     int i;
     printf("| %s%s |", name, per ? " per op" : "");
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < NCOLS; i++) {
         long long v = cols[i]->hw[which];
         if (v < 0)
             printf(" n/a |");
@@ -275,8 +337,8 @@ int main(int argc, char **argv)
 {
     size_t capacity;
     char *end;
-    result bump, sys;
-    const pass *cols[4];
+    result bump, cursor, sys, floor;
+    const pass *cols[NCOLS];
     int i;
     if (argc != 2) {
         fprintf(stderr, "usage: %s <capacity-bytes>   (e.g. 1073741824)\n", argv[0]);
@@ -288,33 +350,40 @@ int main(int argc, char **argv)
         fprintf(stderr, "capacity must be a positive number of bytes\n");
         return 2;
     }
-    if (run_child(1, capacity, &bump) != 0 || run_child(0, capacity, &sys) != 0) {
+    if (run_child(BUMPDOWN, capacity, &bump) != 0 || run_child(CURSOR, capacity, &cursor) != 0 ||
+        run_child(MALLOC, capacity, &sys) != 0 || run_child(BARE, capacity, &floor) != 0) {
         fprintf(stderr, "a benchmark child failed\n");
         return 1;
     }
     cols[0] = &bump.cold;
     cols[1] = &bump.warm;
-    cols[2] = &sys.cold;
-    cols[3] = &sys.warm;
+    cols[2] = &cursor.cold;
+    cols[3] = &cursor.warm;
+    cols[4] = &sys.cold;
+    cols[5] = &sys.warm;
 
     printf("%ld allocations of %d bytes (aligned to %d), each written, then reset / freed;\n", OPS, SIZE, ALIGN);
     printf("bumpdown arena limit (capacity): %zu bytes; each contender in its own process\n\n", capacity);
-    printf("| | bumpdown cold | bumpdown warm | malloc+free cold | malloc+free warm |\n");
-    printf("|---|---|---|---|---|\n");
+    printf("| | bd_alloc cold | bd_alloc warm | bd_cursor_alloc cold | bd_cursor_alloc warm | malloc+free cold "
+           "| malloc+free warm |\n");
+    printf("|---|---|---|---|---|---|---|\n");
     printf("| allocations that succeeded |");
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < NCOLS; i++)
         printf(" %lld |", cols[i]->ok);
     printf("\n| ns per op |");
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < NCOLS; i++)
         printf(" %.2f |", per_op(cols[i], cols[i]->ns));
-    printf("\n| speed-up (malloc ns / bumpdown ns) | %.2fx | %.2fx | | |\n",
-           per_op(&sys.cold, sys.cold.ns) / per_op(&bump.cold, bump.cold.ns),
-           per_op(&sys.warm, sys.warm.ns) / per_op(&bump.warm, bump.warm.ns));
+    printf("\n| speed-up (malloc ns / this ns) |");
+    for (i = 0; i < 4; i++) {
+        const pass *m = (i % 2) ? &sys.warm : &sys.cold;
+        printf(" %.2fx |", per_op(m, m->ns) / per_op(cols[i], cols[i]->ns));
+    }
+    printf(" | |\n");
     printf("| peak RSS growth (KiB) |");
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < NCOLS; i++)
         printf(" %ld |", cols[i]->rss_growth_kb);
     printf("\n| page faults |");
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < NCOLS; i++)
         printf(" %ld |", cols[i]->faults);
     printf("\n");
     print_counter(counter_names[CYCLES], cols, CYCLES, 1);
@@ -322,11 +391,15 @@ int main(int argc, char **argv)
     print_counter(counter_names[CACHE_MISSES], cols, CACHE_MISSES, 0);
     print_counter(counter_names[DTLB_MISSES], cols, DTLB_MISSES, 0);
 
-    printf("\nbumpdown held %zu bytes from malloc at the end (chunks kept across the reset).\n", bump.held);
+    printf("\nThe floor, a bare pointer bump down a plain %ld-byte buffer (no checks, no chunks): "
+           "%.2f ns per op cold, %.2f ns warm (%ld and %ld page faults).\n",
+           OPS * SIZE, per_op(&floor.cold, floor.cold.ns), per_op(&floor.warm, floor.warm.ns), floor.cold.faults,
+           floor.warm.faults);
+    printf("bumpdown held %zu bytes from malloc at the end (chunks kept across the reset).\n", bump.held);
     if (bump.cold.ok < OPS || bump.warm.ok < OPS)
         printf("The arena reached its limit: %lld of %ld allocations succeeded in the cold pass, "
-               "%lld in the warm pass (then %s).\n",
-               bump.cold.ok, OPS, bump.warm.ok, strerror(bump.cold.errno_at_stop));
+               "%lld in the warm pass (then %s); through a cursor %lld and %lld.\n",
+               bump.cold.ok, OPS, bump.warm.ok, strerror(bump.cold.errno_at_stop), cursor.cold.ok, cursor.warm.ok);
     if (bump.counters_errno != 0)
         printf("Some hardware counters are n/a: perf_event_open said \"%s\" (no PMU in this VM, "
                "or kernel.perf_event_paranoid above 2).\n",

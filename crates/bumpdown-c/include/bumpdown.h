@@ -30,6 +30,7 @@
 #ifndef BUMPDOWN_H
 #define BUMPDOWN_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -152,6 +153,33 @@ void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
 #define BD_INLINE_ static
 #endif
 
+/* The bump itself, on the free range bottom..top (see bd_alloc): the new top, which is
+ * also the block, or 0 when the request does not fit or `align` is zero or not a power
+ * of two. Internal: shared by bd_alloc and bd_cursor_alloc. */
+BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size_t align)
+{
+    uintptr_t p, mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
+    /* Folds for a constant alignment. align == 0 passes here and fails below. */
+    if (BD_UNLIKELY_((align & mask) != 0))
+        return 0;
+    if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM) {
+        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks p to 0. */
+        p = (top - size) & ~mask;
+        if (BD_UNLIKELY_(p < bottom))
+            return 0;
+    } else {
+        if (BD_UNLIKELY_(size > top - bottom))
+            return 0;
+        p = (top - size) & ~mask;
+        /* align - 1 >= 16: align > 16, or align == 0 (which masked p to 0). */
+        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
+            return 0;
+    }
+    /* p >= bottom >= BD_MIN_BOTTOM: a block is never at 0. */
+    BD_ASSUME_(p != 0);
+    return p;
+}
+
 /*
  * Allocates `size` bytes aligned to `align` (a power of two). The memory is
  * uninitialized and stays valid until the arena is reset, rewound past it, or destroyed.
@@ -178,32 +206,14 @@ void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
  */
 BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
 {
-    uintptr_t top, bottom, p, mask;
+    uintptr_t p;
 #ifndef BD_NO_NULL_CHECK
     if (BD_UNLIKELY_(arena == NULL))
         return bd_alloc_slow(arena, size, align);
 #endif
-    /* Folds for a constant alignment. align == 0 passes here and fails below. */
-    if (BD_UNLIKELY_((align & (align - 1)) != 0))
+    p = bd_bump_(BD_TO_ADDR_(arena->top), BD_TO_ADDR_(arena->bottom), size, align);
+    if (BD_UNLIKELY_(p == 0))
         return bd_alloc_slow(arena, size, align);
-    top = BD_TO_ADDR_(arena->top);
-    bottom = BD_TO_ADDR_(arena->bottom);
-    mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
-    if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM) {
-        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks p to 0. */
-        p = (top - size) & ~mask;
-        if (BD_UNLIKELY_(p < bottom))
-            return bd_alloc_slow(arena, size, align);
-    } else {
-        if (BD_UNLIKELY_(size > top - bottom))
-            return bd_alloc_slow(arena, size, align);
-        p = (top - size) & ~mask;
-        /* align - 1 >= 16: align > 16, or align == 0 (which masked p to 0). */
-        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
-            return bd_alloc_slow(arena, size, align);
-    }
-    /* p >= bottom >= BD_MIN_BOTTOM: a successful allocation is never NULL. */
-    BD_ASSUME_(p != 0);
     arena->top = BD_TO_PTR_(unsigned char *, p);
     return BD_TO_PTR_(void *, p);
 }
@@ -286,6 +296,94 @@ int bd_checkpoint_save(bd_arena *arena, bd_checkpoint *out);
  * or (arena untouched, errno EINVAL) BD_ERR_NULL, BD_ERR_FOREIGN_CHECKPOINT,
  * BD_ERR_STALE_CHECKPOINT, BD_ERR_BAD_CHECKPOINT. */
 int bd_rewind(bd_arena *arena, const bd_checkpoint *cp);
+
+/* ----- Cursors: the bump pointer in a register ------------------------------------ */
+
+/*
+ * A cursor is a local copy of an arena's bump pointers for hot loops. Allocating through
+ * it touches only the cursor, which the compiler keeps in registers, instead of storing
+ * `top` back into the arena after every allocation (a store per allocation that also
+ * competes with the program's own stores; on seed 004's workload, 10 million 64-byte
+ * allocations each written once, a cursor is markedly faster than bd_alloc: see the
+ * bench).
+ *
+ * Between bd_cursor_open() and bd_cursor_close(), allocate from that arena only through
+ * the cursor, and do not reset it, rewind it, save checkpoints or read stats: until the
+ * cursor is closed the arena does not know what the cursor handed out. A cursor that is
+ * never closed lets the arena hand the same memory out again. After bd_cursor_close()
+ * the cursor refuses every allocation (EINVAL).
+ *
+ *     bd_cursor c;
+ *     if (bd_cursor_open(&c, arena) == BD_OK) {
+ *         for (i = 0; i < n; i++)
+ *             nodes[i] = bd_cursor_alloc(&c, sizeof(struct node), 8);
+ *         bd_cursor_close(&c);
+ *     }
+ */
+typedef struct bd_cursor {
+    unsigned char *top;    /* the arena's `top`, moved by the cursor */
+    unsigned char *bottom; /* the arena's `bottom` */
+    bd_arena *arena;       /* NULL when closed, or when opening failed */
+} bd_cursor;
+
+/* Opens a cursor on `arena`. BD_OK, or BD_ERR_NULL (errno EINVAL) if `c` or `arena` is
+ * NULL; a cursor whose opening failed refuses every allocation. */
+BD_INLINE_ int bd_cursor_open(bd_cursor *c, bd_arena *arena)
+{
+    if (BD_UNLIKELY_(c == NULL || arena == NULL)) {
+        if (c != NULL) {
+            /* An empty range that every non-empty request fails on; never dereferenced. */
+            c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+            c->arena = NULL;
+        }
+        errno = EINVAL;
+        return BD_ERR_NULL;
+    }
+    c->top = arena->top;
+    c->bottom = arena->bottom;
+    c->arena = arena;
+    return BD_OK;
+}
+
+/* The slow path of bd_cursor_alloc (internal): lends the cursor's position back to the
+ * arena for the call, then takes the new one. Inline, so that the cursor's address is
+ * never taken and the compiler can keep its fields in registers. */
+BD_INLINE_ void *bd_cursor_slow_(bd_cursor *c, size_t size, size_t align)
+{
+    void *p;
+    if (c == NULL || c->arena == NULL)
+        return bd_alloc_slow(NULL, size, align);
+    c->arena->top = c->top;
+    p = bd_alloc_slow(c->arena, size, align);
+    c->top = c->arena->top;
+    c->bottom = c->arena->bottom;
+    return p;
+}
+
+/* bd_alloc through a cursor: the same bump, on the cursor's copy of `top`. */
+BD_INLINE_ void *bd_cursor_alloc(bd_cursor *c, size_t size, size_t align)
+{
+    uintptr_t p;
+    /* Folds away when `c` is the address of a local. */
+    if (BD_UNLIKELY_(c == NULL))
+        return bd_cursor_slow_(c, size, align);
+    p = bd_bump_(BD_TO_ADDR_(c->top), BD_TO_ADDR_(c->bottom), size, align);
+    if (BD_UNLIKELY_(p == 0))
+        return bd_cursor_slow_(c, size, align);
+    c->top = BD_TO_PTR_(unsigned char *, p);
+    return BD_TO_PTR_(void *, p);
+}
+
+/* Writes the cursor's position back into its arena and closes it. NULL and closed
+ * cursors are ignored. */
+BD_INLINE_ void bd_cursor_close(bd_cursor *c)
+{
+    if (c == NULL || c->arena == NULL)
+        return;
+    c->arena->top = c->top;
+    c->arena = NULL;
+    c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+}
 
 /* ----- Statistics ----------------------------------------------------------------- */
 

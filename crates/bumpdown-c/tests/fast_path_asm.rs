@@ -122,6 +122,49 @@ fn inline_fast_path_is_a_short_straight_line() {
     }
 }
 
+/// The instructions of the innermost loop of `symbol`: from the target of its last
+/// backward conditional branch up to that branch, in address order.
+fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    let mut insns: Vec<(u64, String)> = Vec::new();
+    for line in asm[start..].lines().skip(1) {
+        let Some((addr, insn)) = line.split_once(":\t") else { break };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { break };
+        insns.push((addr, insn.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    let (branch_at, target) = insns
+        .iter()
+        .rev()
+        .filter(|(_, i)| i.starts_with('j') && !i.starts_with("jmp"))
+        .find_map(|(a, i)| {
+            let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
+            (target < *a).then_some((*a, target))
+        })
+        .unwrap_or_else(|| panic!("{symbol}: no loop found"));
+    insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs gcc and objdump")]
+fn a_cursor_keeps_top_in_a_register() {
+    for (defines, name, symbol) in [
+        (&[][..], "probes", "bd_probe_cursor_loop"),
+        (&["-DBD_NO_NULL_CHECK"][..], "probes_nonnull", "bd_probe_cursor_loop_nonnull"),
+    ] {
+        let Some(asm) = disassembly(defines, name) else { return };
+        let body = loop_body(&asm, symbol);
+        eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
+        // bump (lea/sub, and), compare with bottom, branch, keep the new top, store the
+        // value, and the loop's own counter, compare and branch.
+        assert!(body.len() <= 10, "{symbol}: loop body is {} instructions", body.len());
+        let loads: Vec<_> = body.iter().filter(|i| i.contains(",QWORD PTR [")).collect();
+        assert!(loads.is_empty(), "{symbol}: the loop reads memory: {loads:?}");
+        let stores = body.iter().filter(|i| i.starts_with("mov QWORD PTR [")).count();
+        assert_eq!(stores, 1, "{symbol}: the loop stores more than the values");
+    }
+}
+
 #[test]
 fn register_saves_are_recognized() {
     assert!(is_register_save("push rbx"));

@@ -26,6 +26,10 @@ int main()
     failures += bd_rewind(arena, &cp) != BD_OK;
     bd_stats stats;
     failures += bd_arena_stats(arena, &stats) != BD_OK || stats.chunks != 1;
+    bd_cursor cursor;
+    failures += bd_cursor_open(&cursor, arena) != BD_OK;
+    failures += bd_cursor_alloc(&cursor, 32, 8) == NULL;
+    bd_cursor_close(&cursor);
     failures += bd_reset(arena) != BD_OK || bd_reset_with_limit(arena, 0) != BD_OK;
     bd_arena_destroy(arena);
 

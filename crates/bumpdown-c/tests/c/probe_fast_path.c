@@ -50,3 +50,19 @@ NOINLINE uint32_t *PROBE(array_u32)(bd_arena *a, size_t count)
 {
     return (uint32_t *)bd_alloc_array(a, count, sizeof(uint32_t), 4);
 }
+
+/* A loop through a cursor: `top` stays in a register, so the loop body stores only the
+ * values and loads nothing. */
+NOINLINE void PROBE(cursor_loop)(bd_arena *a, size_t n)
+{
+    bd_cursor c;
+    size_t i;
+    if (bd_cursor_open(&c, a) != BD_OK)
+        return;
+    for (i = 0; i < n; i++) {
+        uint64_t *p = (uint64_t *)bd_cursor_alloc(&c, sizeof *p, 8);
+        if (p)
+            *p = i;
+    }
+    bd_cursor_close(&c);
+}

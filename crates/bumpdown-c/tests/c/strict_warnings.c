@@ -10,5 +10,11 @@ void *use_every_inline(bd_arena *arena, size_t n)
     void *b = bd_alloc_zeroed(arena, 24, 8);
     void *c = bd_alloc_array(arena, n, 4, 4);
     void *d = bd_calloc(arena, n, 2, 2);
-    return a != NULL && b != NULL && c != NULL ? d : NULL;
+    bd_cursor cur;
+    void *e = NULL;
+    if (bd_cursor_open(&cur, arena) == BD_OK) {
+        e = bd_cursor_alloc(&cur, n, 16);
+        bd_cursor_close(&cur);
+    }
+    return a != NULL && b != NULL && c != NULL && e != NULL ? d : NULL;
 }

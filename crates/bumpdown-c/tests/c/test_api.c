@@ -495,6 +495,69 @@ static void test_fixed(void)
     CHECK_FAILS(bd_arena_create_fixed(buf, SIZE_MAX), EINVAL);
 }
 
+static void test_cursor(void)
+{
+    static unsigned char buf[8192];
+    bd_arena *a = bd_arena_create();
+    bd_arena *fixed;
+    bd_cursor c;
+    bd_checkpoint cp;
+    uint64_t *blocks[3000];
+    uint64_t *after;
+    size_t i, n;
+    bd_stats s;
+    CHECK(bd_checkpoint_save(a, &cp) == BD_OK);
+    CHECK(bd_cursor_open(&c, a) == BD_OK);
+    /* Across many chunks: the slow path lends the position to the arena and back. */
+    for (i = 0; i < 3000; i++) {
+        blocks[i] = (i % 3) ? bd_cursor_alloc(&c, 64, 16) : bd_cursor_alloc(&c, runtime(64), runtime(16));
+        CHECK(blocks[i] != NULL && aligned(blocks[i], 16));
+        *blocks[i] = i;
+    }
+    CHECK(bd_cursor_alloc(&c, 1 << 20, 8) != NULL); /* out of band, mid-cursor */
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 3), EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, SIZE_MAX, 8), EINVAL);
+    bd_cursor_close(&c);
+    for (i = 0; i < 3000; i++)
+        CHECK(*blocks[i] == i);
+    /* The arena knows what the cursor handed out: no overlap with what comes next. */
+    s = stats_of(a);
+    CHECK(s.used >= 3000 * 64 + (1 << 20) && s.chunks > 2 && s.big_chunks == 1);
+    after = bd_alloc(a, 64, 16);
+    CHECK(after != NULL);
+    *after = 0xdead;
+    for (i = 0; i < 3000; i++)
+        CHECK(*blocks[i] == i && blocks[i] != after);
+    /* Closed: refuses, and closing twice is harmless. */
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 8), EINVAL);
+    bd_cursor_close(&c);
+    bd_cursor_close(NULL);
+    CHECK(bd_rewind(a, &cp) == BD_OK);
+    CHECK(stats_of(a).used == 0);
+
+    /* Bad input. */
+    errno = 0;
+    CHECK(bd_cursor_open(&c, NULL) == BD_ERR_NULL && errno == EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 8), EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, runtime(8), runtime(8)), EINVAL);
+    errno = 0;
+    CHECK(bd_cursor_open(NULL, a) == BD_ERR_NULL && errno == EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(NULL, 8, 8), EINVAL);
+
+    /* On a fixed arena: full is ENOMEM, and the cursor's position is the arena's. */
+    fixed = bd_arena_create_fixed(buf, sizeof buf);
+    CHECK(fixed != NULL && bd_cursor_open(&c, fixed) == BD_OK);
+    for (n = 0; bd_cursor_alloc(&c, 64, 16) != NULL; n++)
+        ;
+    CHECK(errno == ENOMEM && n > 50);
+    bd_cursor_close(&c);
+    CHECK_FAILS(bd_alloc(fixed, 64, 16), ENOMEM);
+    CHECK(bd_reset(fixed) == BD_OK);
+    CHECK(bd_alloc(fixed, 64, 16) != NULL);
+    bd_arena_destroy(fixed);
+    bd_arena_destroy(a);
+}
+
 int main(void)
 {
     printf("SIZES bd_options=%u bd_stats=%u bd_checkpoint=%u bd_arena_prefix=%u\n", (unsigned)sizeof(bd_options),
@@ -509,6 +572,7 @@ int main(void)
     test_checkpoints();
     test_stats();
     test_fixed();
+    test_cursor();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;
