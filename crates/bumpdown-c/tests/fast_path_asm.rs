@@ -122,8 +122,9 @@ fn inline_fast_path_is_a_short_straight_line() {
     }
 }
 
-/// The instructions of the innermost loop of `symbol`: from the target of its last
-/// backward conditional branch up to that branch, in address order.
+/// The instructions of the innermost loop of `symbol`: from the target of its shortest
+/// backward conditional branch up to that branch, in address order. (A slow path laid
+/// out after the loop may jump back into it too, over a longer span.)
 fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
     let header = format!("<{symbol}>:");
     let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
@@ -135,12 +136,12 @@ fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
     }
     let (branch_at, target) = insns
         .iter()
-        .rev()
         .filter(|(_, i)| i.starts_with('j') && !i.starts_with("jmp"))
-        .find_map(|(a, i)| {
+        .filter_map(|(a, i)| {
             let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
             (target < *a).then_some((*a, target))
         })
+        .min_by_key(|(a, target)| a - target)
         .unwrap_or_else(|| panic!("{symbol}: no loop found"));
     insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
 }
