@@ -5,7 +5,8 @@
  * everything is freed at once by bd_reset() or bd_arena_destroy(). The allocation
  * fast path is inline in this header (a load, a subtraction, a mask, a compare, a
  * store); only when the current chunk has no room does a call cross into the library
- * (bd_alloc_slow), which takes a new chunk and never fails silently.
+ * (bd_alloc_slow), which takes a new chunk and never fails silently. In hot loops, a
+ * cursor (bd_cursor_open) keeps the bump pointer in a register.
  *
  *     bd_arena *arena = bd_arena_create();
  *     double *xs = bd_alloc_array(arena, 100, sizeof(double), sizeof(double));
