@@ -99,7 +99,8 @@ bd_arena *bd_arena_create_with(const bd_options *opts);
  * bd_arena_stats() reports the capacity left), allocations take the rest. When it is
  * full, allocations fail with ENOMEM. The buffer must stay valid, and be used by
  * nothing else, until bd_arena_destroy(). Returns NULL with errno EINVAL if `buf` is
- * NULL, or ENOMEM if the buffer is too small to hold the arena object and a chunk.
+ * NULL or `buf + len` wraps around the address space, or ENOMEM if the buffer is too
+ * small to hold the arena object and a chunk.
  *
  *     static unsigned char buf[1 << 16];
  *     bd_arena *arena = bd_arena_create_fixed(buf, sizeof buf); */
@@ -312,7 +313,7 @@ int bd_rewind(bd_arena *arena, const bd_checkpoint *cp);
  * the cursor, and do not reset it, rewind it, save checkpoints or read stats: until the
  * cursor is closed the arena does not know what the cursor handed out. A cursor that is
  * never closed lets the arena hand the same memory out again. After bd_cursor_close()
- * the cursor refuses every allocation (EINVAL).
+ * the cursor refuses every allocation of one byte or more (EINVAL).
  *
  *     bd_cursor c;
  *     if (bd_cursor_open(&c, arena) == BD_OK) {
@@ -328,7 +329,7 @@ typedef struct bd_cursor {
 } bd_cursor;
 
 /* Opens a cursor on `arena`. BD_OK, or BD_ERR_NULL (errno EINVAL) if `c` or `arena` is
- * NULL; a cursor whose opening failed refuses every allocation. */
+ * NULL; a cursor whose opening failed refuses every allocation of one byte or more. */
 BD_INLINE_ int bd_cursor_open(bd_cursor *c, bd_arena *arena)
 {
     if (BD_UNLIKELY_(c == NULL || arena == NULL)) {
