@@ -1,0 +1,419 @@
+/*
+ * bumpdown.h - the C API of bumpdown, a bump (arena) allocator that bumps downwards.
+ *
+ * An arena hands out memory by moving one pointer, `top`, down towards `bottom`;
+ * everything is freed at once by bd_reset() or bd_arena_destroy(). The allocation
+ * fast path is inline in this header (a load, a subtraction, a mask, a compare, a
+ * store); only when the current chunk has no room does a call cross into the library
+ * (bd_alloc_slow), which takes a new chunk and never fails silently. In hot loops, a
+ * cursor (bd_cursor_open) keeps the bump pointer in a register.
+ *
+ *     bd_arena *arena = bd_arena_create();
+ *     double *xs = bd_alloc_array(arena, 100, sizeof(double), sizeof(double));
+ *     char *name = bd_strdup(arena, "hello");
+ *     ...
+ *     bd_reset(arena);                // frees everything, keeps the memory for reuse
+ *     bd_arena_destroy(arena);        // gives it back
+ *
+ * Errors: functions returning a pointer return NULL and set errno; functions returning
+ * int return BD_OK (0) or one of the BD_ERR_* codes and set errno. errno is ENOMEM when
+ * memory ran out (the backing allocator failed, the arena's limit was reached, or a
+ * fixed arena is full) and EINVAL for bad input (a NULL arena, a size that overflows, an
+ * alignment that is not a power of two, a foreign or stale checkpoint). A failure never
+ * invalidates anything allocated before it, and nothing aborts the process.
+ *
+ * Values in an arena are never "freed" one by one and no destructor ever runs. An arena
+ * is not thread-safe: one thread at a time may use it.
+ *
+ * Link with -lbumpdown (pkg-config --cflags --libs bumpdown). Works from C99 and C++.
+ * 64-bit targets only.
+ */
+#ifndef BUMPDOWN_H
+#define BUMPDOWN_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ----- The arena ------------------------------------------------------------------ */
+
+/*
+ * An arena. Only ever handled through a pointer returned by bd_arena_create*: never
+ * declare one, copy one, or take sizeof of it. Its first two fields are the current
+ * chunk's free range, visible so that the inline fast path can bump without a call; the
+ * rest of the object is private to the library (these two fields are the first two
+ * fields of the Rust `bumpdown::Arena`, which is repr(C); a test checks they agree).
+ *
+ * Invariants the fast path relies on (the library keeps them):
+ *   4096 <= bottom <= top;  bottom is a multiple of 16.
+ * An arena with no memory yet points both at a static sentinel of capacity 0, so every
+ * non-empty request on it takes the slow path; there is no "is it set up?" branch.
+ */
+typedef struct bd_arena {
+    unsigned char *top;    /* the next allocation ends here; moves down */
+    unsigned char *bottom; /* no allocation in this chunk starts below it */
+    /* opaque rest: allocated and owned by the library */
+} bd_arena;
+
+/* No chunk ever reaches below this address, so `top - size` cannot wrap for
+ * size <= BD_MIN_BOTTOM. */
+#define BD_MIN_BOTTOM ((size_t)4096)
+/* Every chunk's `bottom` is a multiple of this. */
+#define BD_CHUNK_ALIGN ((size_t)16)
+/* bd_options.limit: no limit. */
+#define BD_NO_LIMIT ((size_t)0)
+
+/* Options of a growable arena. Zero-initialize and set what you need:
+ *     bd_options opts = {0};
+ *     opts.limit = 512u << 20;
+ *     bd_arena *arena = bd_arena_create_with(&opts); */
+typedef struct bd_options {
+    /* Bytes the first chunk holds, allocated at creation (0: nothing until the first
+     * allocation). */
+    size_t initial_capacity;
+    /* Cap on the size of regular chunks, rounded up to a power of two of at least 512
+     * (0: 4 MiB). Chunks double up to it; a request bigger than an eighth of it gets a
+     * chunk of its own, freed at the next reset. */
+    size_t max_chunk_size;
+    /* Most bytes the arena holds from malloc, chunk headers included (BD_NO_LIMIT, 0:
+     * none). Requests past it fail with ENOMEM; the arena keeps working below it. */
+    size_t limit;
+} bd_options;
+
+/* A growable arena on malloc, with default options. Allocates nothing yet.
+ * Returns NULL (errno ENOMEM) if the arena object itself cannot be allocated. */
+bd_arena *bd_arena_create(void);
+
+/* A growable arena with options (NULL: the defaults). Returns NULL with errno ENOMEM if
+ * the object or the initial chunk cannot be allocated or the chunk would exceed the
+ * limit, or EINVAL if the initial capacity is absurd (no chunk size can hold it). */
+bd_arena *bd_arena_create_with(const bd_options *opts);
+
+/* A fixed arena over `len` bytes of your memory at `buf` (any alignment): it never calls
+ * malloc. The arena object itself lives at the start of the buffer (a few hundred bytes;
+ * bd_arena_stats() reports the capacity left), allocations take the rest. When it is
+ * full, allocations fail with ENOMEM. The buffer must stay valid, and be used by
+ * nothing else, until bd_arena_destroy(). Returns NULL with errno EINVAL if `buf` is
+ * NULL or `buf + len` wraps around the address space, or ENOMEM if the buffer is too
+ * small to hold the arena object and a chunk.
+ *
+ *     static unsigned char buf[1 << 16];
+ *     bd_arena *arena = bd_arena_create_fixed(buf, sizeof buf); */
+bd_arena *bd_arena_create_fixed(void *buf, size_t len);
+
+/* (Reserved: a virtual-memory arena, reserving address space up front and committing
+ * pages as it grows, will be created by a bd_arena_create_vm() once the Rust core has
+ * one. Everything below will work on it unchanged.) */
+
+/* Frees the arena and everything allocated from it (for a fixed arena, only forgets
+ * the buffer; it is yours again). NULL is ignored. The pointer must not be used again. */
+void bd_arena_destroy(bd_arena *arena);
+
+/* ----- Allocating ----------------------------------------------------------------- */
+
+/* The slow path of bd_alloc: a complete allocation of `size` bytes aligned to `align`,
+ * out of line. The inline functions call it when the current chunk has no room or the
+ * input is bad; call it directly from languages that cannot use inline functions.
+ * Returns NULL with errno EINVAL (NULL arena; align zero or not a power of two; size
+ * larger than PTRDIFF_MAX once aligned) or ENOMEM (out of memory, limit, fixed arena
+ * full). */
+void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BD_LIKELY_(x) __builtin_expect(!!(x), 1)
+#define BD_UNLIKELY_(x) __builtin_expect(!!(x), 0)
+#define BD_IS_CONSTANT_(x) __builtin_constant_p(x)
+/* Tells the compiler what the library guarantees, so that `if (p) ...` after an
+ * allocation costs nothing on the fast path. */
+#define BD_ASSUME_(x) ((x) ? (void)0 : __builtin_unreachable())
+#else
+#define BD_LIKELY_(x) (x)
+#define BD_UNLIKELY_(x) (x)
+#define BD_IS_CONSTANT_(x) 0
+#define BD_ASSUME_(x) ((void)0)
+#endif
+
+/* Casts between pointers and integers, spelled so that C++'s -Wold-style-cast is quiet. */
+#ifdef __cplusplus
+#define BD_TO_ADDR_(ptr) reinterpret_cast<uintptr_t>(ptr)
+#define BD_TO_PTR_(type, addr) reinterpret_cast<type>(addr)
+#else
+#define BD_TO_ADDR_(ptr) ((uintptr_t)(ptr))
+#define BD_TO_PTR_(type, addr) ((type)(addr))
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define BD_INLINE_ static __inline__ __attribute__((always_inline))
+#elif defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define BD_INLINE_ static inline
+#else
+#define BD_INLINE_ static
+#endif
+
+/* The bump itself, on the free range bottom..top (see bd_alloc): the new top, which is
+ * also the block, or 0 when the request does not fit or `align` is zero or not a power
+ * of two. Internal: shared by bd_alloc and bd_cursor_alloc. */
+BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size_t align)
+{
+    uintptr_t p, mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
+    /* Folds for a constant alignment. align == 0 passes here and fails below. */
+    if (BD_UNLIKELY_((align & mask) != 0))
+        return 0;
+    if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM) {
+        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks p to 0. */
+        p = (top - size) & ~mask;
+        if (BD_UNLIKELY_(p < bottom))
+            return 0;
+    } else {
+        if (BD_UNLIKELY_(size > top - bottom))
+            return 0;
+        p = (top - size) & ~mask;
+        /* align - 1 >= 16: align > 16, or align == 0 (which masked p to 0). */
+        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
+            return 0;
+    }
+    /* p >= bottom >= BD_MIN_BOTTOM: a block is never at 0. */
+    BD_ASSUME_(p != 0);
+    return p;
+}
+
+/*
+ * Allocates `size` bytes aligned to `align` (a power of two). The memory is
+ * uninitialized and stays valid until the arena is reset, rewound past it, or destroyed.
+ * `size` 0 gives a pointer you must not dereference. Returns NULL with errno set on
+ * failure (see bd_alloc_slow).
+ *
+ * Inline, and exactly the bump of the Rust fast path (crates/bumpdown/src/bumping.rs):
+ *   - size a compile-time constant <= 4096 (`bump_small`): top - size cannot wrap
+ *     because top >= bottom >= 4096, so one mask and one compare;
+ *   - any other size (`bump`): first `size > top - bottom` (cannot wrap: top >= bottom),
+ *     then the mask; with align <= 16 the result cannot pass `bottom` (a multiple of 16),
+ *     so the second compare folds away for constant alignments.
+ * For bd_alloc(a, 8, 8) storing a value, gcc -O2 emits (x86_64; plus a push/pop of a
+ * register that only the slow call needs):
+ *     test rdi,rdi ; je slow                 <- the NULL check (see BD_NO_NULL_CHECK)
+ *     mov rax,[rdi] ; sub rax,8 ; and rax,-8 ; cmp rax,[rdi+8] ; jb slow
+ *     mov [rdi],rax ; mov [rax],value ; ret
+ * Without the NULL check that is 8 instructions and one branch, as the Rust fast path;
+ * tests/fast_path_asm.rs counts them and fails if they grow.
+ *
+ * Define BD_NO_NULL_CHECK before including this header to drop the NULL-arena check
+ * from the inline functions (a NULL arena is then undefined behaviour there): one test
+ * and one branch less per allocation, for code that checked its arena once.
+ */
+BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
+{
+    uintptr_t p;
+#ifndef BD_NO_NULL_CHECK
+    if (BD_UNLIKELY_(arena == NULL))
+        return bd_alloc_slow(arena, size, align);
+#endif
+    p = bd_bump_(BD_TO_ADDR_(arena->top), BD_TO_ADDR_(arena->bottom), size, align);
+    if (BD_UNLIKELY_(p == 0))
+        return bd_alloc_slow(arena, size, align);
+    arena->top = BD_TO_PTR_(unsigned char *, p);
+    return BD_TO_PTR_(void *, p);
+}
+
+/* Like bd_alloc, with the memory set to zero. */
+BD_INLINE_ void *bd_alloc_zeroed(bd_arena *arena, size_t size, size_t align)
+{
+    void *p = bd_alloc(arena, size, align);
+    if (BD_LIKELY_(p != NULL))
+        memset(p, 0, size);
+    return p;
+}
+
+/* Room for `count` elements of `size` bytes each, aligned to `align`. A product that
+ * overflows size_t fails with EINVAL (never a short block). Uninitialized. */
+BD_INLINE_ void *bd_alloc_array(bd_arena *arena, size_t count, size_t size, size_t align)
+{
+    /* Folds for a constant `size`. SIZE_MAX makes the slow path report EINVAL. */
+    if (BD_UNLIKELY_(size != 0 && count > SIZE_MAX / size))
+        return bd_alloc_slow(arena, SIZE_MAX, align);
+    return bd_alloc(arena, count * size, align);
+}
+
+/* calloc in an arena: `count` elements of `size` bytes, zeroed, aligned to `align`;
+ * overflow of count * size fails with EINVAL. */
+BD_INLINE_ void *bd_calloc(bd_arena *arena, size_t count, size_t size, size_t align)
+{
+    void *p = bd_alloc_array(arena, count, size, align);
+    if (BD_LIKELY_(p != NULL))
+        memset(p, 0, count * size);
+    return p;
+}
+
+/* A copy of the NUL-terminated string `s` in the arena. Returns NULL with errno EINVAL
+ * (NULL arena or `s`) or ENOMEM. */
+char *bd_strdup(bd_arena *arena, const char *s);
+
+/* A NUL-terminated copy of at most the first `n` bytes of `s` (it reads no byte past a
+ * NUL, nor past `n`). Errors as bd_strdup. */
+char *bd_strndup(bd_arena *arena, const char *s, size_t n);
+
+/* ----- Freeing -------------------------------------------------------------------- */
+
+/* Result codes of the functions returning int. */
+enum {
+    BD_OK = 0,
+    /* A required pointer argument was NULL (errno EINVAL). */
+    BD_ERR_NULL = 1,
+    /* The checkpoint was taken from another arena (errno EINVAL). */
+    BD_ERR_FOREIGN_CHECKPOINT = 2,
+    /* The arena was reset, or rewound to an older checkpoint, after this checkpoint was
+     * taken (errno EINVAL). */
+    BD_ERR_STALE_CHECKPOINT = 3,
+    /* Not a checkpoint made by bd_checkpoint_save: uninitialized, zeroed or modified bytes
+     * (errno EINVAL). Detected by a check word, not guaranteed. */
+    BD_ERR_BAD_CHECKPOINT = 4,
+    /* A bug in bumpdown was caught before it could unwind into C (errno EINVAL). */
+    BD_ERR_INTERNAL = 5
+};
+
+/* Frees every allocation at once. Regular chunks are kept and refilled from the first
+ * one (no malloc, no new page faults); chunks of single big allocations go back to
+ * malloc. Every checkpoint taken before becomes stale. BD_OK, or BD_ERR_NULL. */
+int bd_reset(bd_arena *arena);
+
+/* Like bd_reset, but keeps regular chunks only up to `retain` bytes in total (headers
+ * included) and frees the rest. A fixed arena's buffer always stays. */
+int bd_reset_with_limit(bd_arena *arena, size_t retain);
+
+/* A saved position of an arena. Plain bytes: copy it freely, but do not modify it. */
+typedef struct bd_checkpoint {
+    uint64_t opaque_[8];
+} bd_checkpoint;
+
+/* Saves the arena's position in *out. BD_OK, or BD_ERR_NULL (arena or out is NULL). */
+int bd_checkpoint_save(bd_arena *arena, bd_checkpoint *out);
+
+/* Frees everything allocated after the checkpoint `cp` was taken; what was allocated
+ * before stays. The same checkpoint can be rewound to again and again. Returns BD_OK,
+ * or (arena untouched, errno EINVAL) BD_ERR_NULL, BD_ERR_FOREIGN_CHECKPOINT,
+ * BD_ERR_STALE_CHECKPOINT, BD_ERR_BAD_CHECKPOINT. */
+int bd_rewind(bd_arena *arena, const bd_checkpoint *cp);
+
+/* ----- Cursors: the bump pointer in a register ------------------------------------ */
+
+/*
+ * A cursor is a local copy of an arena's bump pointers for hot loops. Allocating through
+ * it touches only the cursor, which the compiler keeps in registers, instead of storing
+ * `top` back into the arena after every allocation (a store per allocation that also
+ * competes with the program's own stores; on seed 004's workload, 10 million 64-byte
+ * allocations each written once, a cursor is markedly faster than bd_alloc: see the
+ * bench).
+ *
+ * Between bd_cursor_open() and bd_cursor_close(), allocate from that arena only through
+ * the cursor, and do not reset it, rewind it, save checkpoints or read stats: until the
+ * cursor is closed the arena does not know what the cursor handed out. A cursor that is
+ * never closed lets the arena hand the same memory out again. After bd_cursor_close()
+ * the cursor refuses every allocation of one byte or more (EINVAL).
+ *
+ *     bd_cursor c;
+ *     if (bd_cursor_open(&c, arena) == BD_OK) {
+ *         for (i = 0; i < n; i++)
+ *             nodes[i] = bd_cursor_alloc(&c, sizeof(struct node), 8);
+ *         bd_cursor_close(&c);
+ *     }
+ */
+typedef struct bd_cursor {
+    unsigned char *top;    /* the arena's `top`, moved by the cursor */
+    unsigned char *bottom; /* the arena's `bottom` */
+    bd_arena *arena;       /* NULL when closed, or when opening failed */
+} bd_cursor;
+
+/* Opens a cursor on `arena`. BD_OK, or BD_ERR_NULL (errno EINVAL) if `c` or `arena` is
+ * NULL; a cursor whose opening failed refuses every allocation of one byte or more. */
+BD_INLINE_ int bd_cursor_open(bd_cursor *c, bd_arena *arena)
+{
+    if (BD_UNLIKELY_(c == NULL || arena == NULL)) {
+        if (c != NULL) {
+            /* An empty range that every non-empty request fails on; never dereferenced. */
+            c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+            c->arena = NULL;
+        }
+        errno = EINVAL;
+        return BD_ERR_NULL;
+    }
+    c->top = arena->top;
+    c->bottom = arena->bottom;
+    c->arena = arena;
+    return BD_OK;
+}
+
+/* The slow path of bd_cursor_alloc (internal): lends the cursor's position back to the
+ * arena for the call, then takes the new one. Inline, so that the cursor's address is
+ * never taken and the compiler can keep its fields in registers. */
+BD_INLINE_ void *bd_cursor_slow_(bd_cursor *c, size_t size, size_t align)
+{
+    void *p;
+    if (c == NULL || c->arena == NULL)
+        return bd_alloc_slow(NULL, size, align);
+    c->arena->top = c->top;
+    p = bd_alloc_slow(c->arena, size, align);
+    c->top = c->arena->top;
+    c->bottom = c->arena->bottom;
+    return p;
+}
+
+/* bd_alloc through a cursor: the same bump, on the cursor's copy of `top`. */
+BD_INLINE_ void *bd_cursor_alloc(bd_cursor *c, size_t size, size_t align)
+{
+    uintptr_t p;
+    /* Folds away when `c` is the address of a local. */
+    if (BD_UNLIKELY_(c == NULL))
+        return bd_cursor_slow_(c, size, align);
+    p = bd_bump_(BD_TO_ADDR_(c->top), BD_TO_ADDR_(c->bottom), size, align);
+    if (BD_UNLIKELY_(p == 0))
+        return bd_cursor_slow_(c, size, align);
+    c->top = BD_TO_PTR_(unsigned char *, p);
+    return BD_TO_PTR_(void *, p);
+}
+
+/* Writes the cursor's position back into its arena and closes it. NULL and closed
+ * cursors are ignored. */
+BD_INLINE_ void bd_cursor_close(bd_cursor *c)
+{
+    if (c == NULL || c->arena == NULL)
+        return;
+    c->arena->top = c->top;
+    c->arena = NULL;
+    c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+}
+
+/* ----- Statistics ----------------------------------------------------------------- */
+
+/* A snapshot of an arena's memory use, in bytes unless noted. */
+typedef struct bd_stats {
+    /* Bytes in use: allocations and the alignment padding between them. */
+    size_t used;
+    /* The most bytes in use at any moment since the arena was created. */
+    size_t peak_used;
+    /* Usable bytes of all chunks held (in use, kept for reuse, or holding one big
+     * allocation). */
+    size_t capacity;
+    /* Bytes held from malloc, chunk headers included (0 for a fixed arena). */
+    size_t held;
+    /* Bytes left unused at the end of chunks the arena moved past. */
+    size_t wasted;
+    /* Chunks held (a count), of which `spare_chunks` are empty ones kept by a reset and
+     * `big_chunks` hold one big allocation each. */
+    size_t chunks;
+    size_t spare_chunks;
+    size_t big_chunks;
+} bd_stats;
+
+/* Fills *out with the arena's statistics. Walks the chunk list. BD_OK or BD_ERR_NULL. */
+int bd_arena_stats(bd_arena *arena, bd_stats *out);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* BUMPDOWN_H */

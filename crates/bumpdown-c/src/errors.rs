@@ -1,0 +1,62 @@
+//! How failures reach C: `errno`, result codes, and panics stopped at the boundary.
+
+use core::ffi::c_int;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use bumpdown::{AllocError, AllocErrorKind, RewindError};
+
+pub use libc::{EINVAL, ENOMEM};
+
+/// Sets the calling thread's `errno`.
+pub(crate) fn set_errno(code: c_int) {
+    // SAFETY: the C library returns a valid pointer to the calling thread's errno.
+    #[cfg(any(target_os = "linux", target_os = "emscripten"))]
+    unsafe {
+        *libc::__errno_location() = code
+    };
+    // SAFETY: as above.
+    #[cfg(any(target_vendor = "apple", target_os = "freebsd"))]
+    unsafe {
+        *libc::__error() = code
+    };
+    #[cfg(not(any(target_os = "linux", target_os = "emscripten", target_vendor = "apple", target_os = "freebsd")))]
+    compile_error!("bumpdown-c: no errno accessor for this target yet");
+}
+
+/// The `errno` for an allocation failure: running out of memory in any way is
+/// `ENOMEM`, a request no layout can describe is `EINVAL`.
+pub(crate) fn alloc_errno(err: AllocError) -> c_int {
+    match err.kind() {
+        AllocErrorKind::InvalidLayout => EINVAL,
+        _ => ENOMEM,
+    }
+}
+
+/// The result code for a refused rewind.
+pub(crate) fn rewind_code(err: RewindError) -> c_int {
+    match err {
+        RewindError::ForeignCheckpoint => crate::ffi::BD_ERR_FOREIGN_CHECKPOINT,
+        _ => crate::ffi::BD_ERR_STALE_CHECKPOINT,
+    }
+}
+
+/// Sets `errno` to `EINVAL` and returns `code`: the failure of an `int` function.
+pub(crate) fn fail(code: c_int) -> c_int {
+    set_errno(EINVAL);
+    code
+}
+
+/// Runs `f`, turning a panic (a bug: the core only panics on broken invariants) into
+/// `on_panic` with `errno` `EINVAL`, so that nothing unwinds into C.
+#[inline(always)]
+pub(crate) fn guard<R>(on_panic: R, f: impl FnOnce() -> R) -> R {
+    // A panic leaves the arena as it was at that point; the caller learns of it through
+    // the result and may only destroy the arena (documented as BD_ERR_INTERNAL).
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            set_errno(EINVAL);
+            on_panic
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/*
+ * Fast-path probes: each wraps one inline allocation shape in a function the
+ * disassembler can find. tests/fast_path_asm.rs compiles this file with gcc -O2 (twice:
+ * as is, and with BD_NO_NULL_CHECK) and counts each probe's instructions up to its
+ * first `ret`.
+ */
+#include <stdint.h>
+
+#include "bumpdown.h"
+
+#ifdef BD_NO_NULL_CHECK
+#define PROBE(name) bd_probe_##name##_nonnull
+#else
+#define PROBE(name) bd_probe_##name
+#endif
+#define NOINLINE __attribute__((noinline))
+
+/* A u64, stored: the shape the Rust fast path test counts. */
+NOINLINE uint64_t *PROBE(u64)(bd_arena *a, uint64_t v)
+{
+    uint64_t *p = (uint64_t *)bd_alloc(a, sizeof *p, 8);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* One byte: the alignment step folds away. */
+NOINLINE unsigned char *PROBE(u8)(bd_arena *a, unsigned char v)
+{
+    unsigned char *p = (unsigned char *)bd_alloc(a, 1, 1);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* Seed 004's allocation: 64 bytes, aligned like malloc's. */
+NOINLINE void *PROBE(block64)(bd_arena *a)
+{
+    return bd_alloc(a, 64, 16);
+}
+
+/* A size known only at run time, alignment constant and <= 16: two compares. */
+NOINLINE void *PROBE(runtime_size)(bd_arena *a, size_t n)
+{
+    return bd_alloc(a, n, 8);
+}
+
+/* An array of u32 with a run-time count: the overflow check is one more compare. */
+NOINLINE uint32_t *PROBE(array_u32)(bd_arena *a, size_t count)
+{
+    return (uint32_t *)bd_alloc_array(a, count, sizeof(uint32_t), 4);
+}
+
+/* A loop through a cursor: `top` stays in a register, so the loop body stores only the
+ * values and loads nothing. */
+NOINLINE void PROBE(cursor_loop)(bd_arena *a, size_t n)
+{
+    bd_cursor c;
+    size_t i;
+    if (bd_cursor_open(&c, a) != BD_OK)
+        return;
+    for (i = 0; i < n; i++) {
+        uint64_t *p = (uint64_t *)bd_cursor_alloc(&c, sizeof *p, 8);
+        if (p)
+            *p = i;
+    }
+    bd_cursor_close(&c);
+}

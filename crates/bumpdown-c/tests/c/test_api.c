@@ -1,0 +1,582 @@
+/*
+ * The C API's behaviour, function by function, bad input by bad input. Built and run by
+ * tests/c_suite.rs (cargo test) and by run-sanitizers.sh (valgrind, ASan + UBSan).
+ * Prints "SIZES ..." so the Rust side can compare struct sizes with its own.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bumpdown.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
+            failures++;                                                                 \
+        }                                                                               \
+    } while (0)
+
+/* A call that must fail: NULL result and this errno. */
+#define CHECK_FAILS(expr, err)                                                          \
+    do {                                                                                \
+        errno = 0;                                                                      \
+        CHECK((expr) == NULL);                                                          \
+        CHECK(errno == (err));                                                          \
+    } while (0)
+
+/* An int-returning call that must fail with this code and EINVAL. */
+#define CHECK_CODE(expr, code)                                                          \
+    do {                                                                                \
+        errno = 0;                                                                      \
+        CHECK((expr) == (code));                                                        \
+        CHECK(errno == EINVAL);                                                         \
+    } while (0)
+
+/* Defeats constant folding, so the inline path for run-time sizes is tested too. */
+static volatile size_t opaque_zero;
+static size_t runtime(size_t n) { return n + opaque_zero; }
+
+static int aligned(const void *p, size_t align) { return ((uintptr_t)p & (align - 1)) == 0; }
+
+static bd_stats stats_of(bd_arena *arena)
+{
+    bd_stats s;
+    memset(&s, 0xff, sizeof s);
+    CHECK(bd_arena_stats(arena, &s) == BD_OK);
+    return s;
+}
+
+/* Fills `n` bytes with a pattern derived from `seed`; checks it back. */
+static void fill(unsigned char *p, size_t n, unsigned seed)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        p[i] = (unsigned char)(seed * 31u + i);
+}
+static int intact(const unsigned char *p, size_t n, unsigned seed)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (p[i] != (unsigned char)(seed * 31u + i))
+            return 0;
+    return 1;
+}
+
+static void test_create_destroy(void)
+{
+    bd_arena *a = bd_arena_create();
+    bd_stats s;
+    bd_options opts;
+    CHECK(a != NULL);
+    s = stats_of(a);
+    CHECK(s.used == 0 && s.capacity == 0 && s.chunks == 0 && s.held == 0 && s.peak_used == 0);
+    /* A new arena points at the sentinel: no room, so the first allocation is slow. */
+    CHECK(a->top == a->bottom);
+    CHECK((uintptr_t)a->bottom >= BD_MIN_BOTTOM && (uintptr_t)a->bottom % BD_CHUNK_ALIGN == 0);
+    bd_arena_destroy(a);
+    bd_arena_destroy(NULL); /* ignored */
+
+    a = bd_arena_create_with(NULL);
+    CHECK(a != NULL);
+    bd_arena_destroy(a);
+
+    memset(&opts, 0, sizeof opts);
+    opts.initial_capacity = 10000;
+    a = bd_arena_create_with(&opts);
+    CHECK(a != NULL);
+    s = stats_of(a);
+    CHECK(s.chunks == 1 && s.capacity >= 10000 && s.used == 0);
+    CHECK((size_t)(a->top - a->bottom) >= 10000);
+    bd_arena_destroy(a);
+
+    /* An initial capacity no chunk can have, or past the limit. */
+    opts.initial_capacity = SIZE_MAX;
+    CHECK_FAILS(bd_arena_create_with(&opts), EINVAL);
+    opts.initial_capacity = 100000;
+    opts.limit = 4096;
+    CHECK_FAILS(bd_arena_create_with(&opts), ENOMEM);
+}
+
+static void test_alloc_shapes(void)
+{
+    bd_arena *a = bd_arena_create();
+    unsigned char *blocks[400];
+    size_t sizes[400];
+    size_t i, align;
+    for (i = 0; i < 400; i++) {
+        size_t size = (i * 37) % 300;
+        align = (size_t)1 << (i % 8);
+        sizes[i] = size;
+        blocks[i] = (i % 2) ? bd_alloc(a, runtime(size), runtime(align)) : bd_alloc(a, size, align);
+        CHECK(blocks[i] != NULL);
+        CHECK(aligned(blocks[i], align));
+        fill(blocks[i], size, (unsigned)i);
+    }
+    /* Everything intact, nothing overlapping. */
+    for (i = 0; i < 400; i++) {
+        size_t j;
+        CHECK(intact(blocks[i], sizes[i], (unsigned)i));
+        for (j = i + 1; j < 400; j++)
+            CHECK(blocks[j] + sizes[j] <= blocks[i] || blocks[i] + sizes[i] <= blocks[j] || sizes[i] == 0 ||
+                  sizes[j] == 0);
+    }
+    /* Constant shapes of the fast path. */
+    {
+        uint64_t *x = bd_alloc(a, sizeof *x, 8);
+        unsigned char *c = bd_alloc(a, 1, 1);
+        void *page = bd_alloc(a, 4096, 4096);
+        void *big_align = bd_alloc(a, 10, 64);
+        CHECK(x && c && page && big_align);
+        CHECK(aligned(x, 8) && aligned(page, 4096) && aligned(big_align, 64));
+        *x = 42;
+        *c = 7;
+        CHECK(*x == 42 && *c == 7);
+    }
+    /* Size zero: a non-NULL pointer that takes no room. */
+    {
+        unsigned char *before = a->top;
+        void *z = bd_alloc(a, 0, 1);
+        CHECK(z != NULL && a->top == before);
+        z = bd_alloc(a, runtime(0), runtime(16));
+        CHECK(z != NULL && aligned(z, 16));
+    }
+    /* Large and many: chunks grow, big ones go out of band. */
+    {
+        void *big = bd_alloc(a, 1 << 20, 16);
+        bd_stats s;
+        CHECK(big != NULL);
+        memset(big, 1, 1 << 20);
+        s = stats_of(a);
+        CHECK(s.big_chunks == 1 && s.chunks >= 2 && s.used >= (1u << 20));
+    }
+    for (i = 0; i < 400; i++)
+        CHECK(intact(blocks[i], sizes[i], (unsigned)i));
+    bd_arena_destroy(a);
+}
+
+static void test_alloc_bad_input(void)
+{
+    bd_arena *a = bd_arena_create();
+    uint64_t *kept = bd_alloc(a, sizeof *kept, 8);
+    unsigned char *top;
+    CHECK(kept != NULL);
+    *kept = 0x1234;
+    top = a->top;
+
+    /* NULL arena, through every allocating function. */
+    CHECK_FAILS(bd_alloc(NULL, 8, 8), EINVAL);
+    CHECK_FAILS(bd_alloc(NULL, runtime(8), runtime(8)), EINVAL);
+    CHECK_FAILS(bd_alloc_slow(NULL, 8, 8), EINVAL);
+    CHECK_FAILS(bd_alloc_zeroed(NULL, 8, 8), EINVAL);
+    CHECK_FAILS(bd_alloc_array(NULL, 2, 8, 8), EINVAL);
+    CHECK_FAILS(bd_calloc(NULL, 2, 8, 8), EINVAL);
+    CHECK_FAILS(bd_strdup(NULL, "x"), EINVAL);
+    CHECK_FAILS(bd_strndup(NULL, "x", 1), EINVAL);
+
+    /* Alignments that are zero or not powers of two, constant and at run time. */
+    CHECK_FAILS(bd_alloc(a, 8, 0), EINVAL);
+    CHECK_FAILS(bd_alloc(a, 8, 3), EINVAL);
+    CHECK_FAILS(bd_alloc(a, 8, 48), EINVAL);
+    CHECK_FAILS(bd_alloc(a, runtime(8), runtime(0)), EINVAL);
+    CHECK_FAILS(bd_alloc(a, runtime(8), runtime(24)), EINVAL);
+    CHECK_FAILS(bd_alloc(a, runtime(100000), runtime(0)), EINVAL);
+    CHECK_FAILS(bd_alloc(a, 0, 0), EINVAL);
+    CHECK_FAILS(bd_alloc_slow(a, 8, 0), EINVAL);
+    CHECK_FAILS(bd_alloc_slow(a, 8, 12), EINVAL);
+    CHECK_FAILS(bd_alloc_zeroed(a, 8, 5), EINVAL);
+    CHECK_FAILS(bd_calloc(a, 1, 8, 6), EINVAL);
+
+    /* Sizes that overflow once aligned, or that no chunk can hold. */
+    CHECK_FAILS(bd_alloc(a, SIZE_MAX, 1), EINVAL);
+    CHECK_FAILS(bd_alloc(a, runtime(SIZE_MAX), runtime(8)), EINVAL);
+    CHECK_FAILS(bd_alloc(a, SIZE_MAX - 100, 4096), EINVAL);
+    CHECK_FAILS(bd_alloc(a, (size_t)PTRDIFF_MAX, 1), EINVAL);
+    CHECK_FAILS(bd_alloc_slow(a, SIZE_MAX, 1), EINVAL);
+    /* A size the system cannot give. */
+    CHECK_FAILS(bd_alloc(a, (size_t)1 << 62, 8), ENOMEM);
+
+    /* count * size overflowing. */
+    CHECK_FAILS(bd_alloc_array(a, SIZE_MAX / 2 + 1, 2, 1), EINVAL);
+    CHECK_FAILS(bd_alloc_array(a, runtime(SIZE_MAX), runtime(8), 8), EINVAL);
+    CHECK_FAILS(bd_calloc(a, (size_t)1 << 40, (size_t)1 << 40, 8), EINVAL);
+
+    /* Nothing moved, nothing lost. */
+    CHECK(a->top == top);
+    CHECK(*kept == 0x1234);
+    CHECK(bd_alloc(a, 8, 8) != NULL);
+    bd_arena_destroy(a);
+}
+
+static void test_zeroed_array_calloc(void)
+{
+    bd_arena *a = bd_arena_create();
+    unsigned char *p;
+    uint32_t *arr;
+    size_t i;
+    /* Dirty the chunk, then reset: the zeroed functions must clear what they reuse. */
+    p = bd_alloc(a, 2000, 1);
+    CHECK(p != NULL);
+    memset(p, 0xaa, 2000);
+    CHECK(bd_reset(a) == BD_OK);
+
+    p = bd_alloc_zeroed(a, 300, 4);
+    CHECK(p != NULL && aligned(p, 4));
+    for (i = 0; i < 300; i++)
+        CHECK(p[i] == 0);
+    arr = bd_calloc(a, 100, sizeof *arr, 4);
+    CHECK(arr != NULL && aligned(arr, 4));
+    for (i = 0; i < 100; i++)
+        CHECK(arr[i] == 0);
+    arr = bd_calloc(a, runtime(50), runtime(sizeof *arr), 4);
+    CHECK(arr != NULL);
+    for (i = 0; i < 50; i++)
+        CHECK(arr[i] == 0);
+
+    arr = bd_alloc_array(a, 64, sizeof *arr, 4);
+    CHECK(arr != NULL && aligned(arr, 4));
+    for (i = 0; i < 64; i++)
+        arr[i] = (uint32_t)i;
+    for (i = 0; i < 64; i++)
+        CHECK(arr[i] == i);
+    CHECK(bd_alloc_array(a, 0, 8, 8) != NULL);
+    CHECK(bd_alloc_array(a, 8, 0, 8) != NULL);
+    CHECK(bd_calloc(a, 0, 0, 1) != NULL);
+    bd_arena_destroy(a);
+}
+
+static void test_strings(void)
+{
+    bd_arena *a = bd_arena_create();
+    char unterminated[5] = {'h', 'e', 'l', 'l', 'o'};
+    char *s = bd_strdup(a, "hello, arena");
+    char *big;
+    CHECK(s != NULL && strcmp(s, "hello, arena") == 0);
+    s = bd_strdup(a, "");
+    CHECK(s != NULL && s[0] == '\0');
+    s = bd_strndup(a, "hello", 3);
+    CHECK(s != NULL && strcmp(s, "hel") == 0);
+    s = bd_strndup(a, "hi", 100);
+    CHECK(s != NULL && strcmp(s, "hi") == 0);
+    s = bd_strndup(a, "hi", 0);
+    CHECK(s != NULL && s[0] == '\0');
+    /* Reads no byte past n: the sanitizers would see it. */
+    s = bd_strndup(a, unterminated, sizeof unterminated);
+    CHECK(s != NULL && strcmp(s, "hello") == 0);
+    CHECK_FAILS(bd_strdup(a, NULL), EINVAL);
+    CHECK_FAILS(bd_strndup(a, NULL, 4), EINVAL);
+
+    /* A string longer than a chunk. */
+    big = malloc(100000);
+    CHECK(big != NULL);
+    memset(big, 'x', 99999);
+    big[99999] = '\0';
+    s = bd_strdup(a, big);
+    CHECK(s != NULL && strcmp(s, big) == 0);
+    free(big);
+    bd_arena_destroy(a);
+}
+
+static void test_reset(void)
+{
+    bd_arena *a = bd_arena_create();
+    void *first, *again;
+    bd_stats s;
+    size_t held, i;
+    first = bd_alloc(a, 64, 16);
+    for (i = 0; i < 10000; i++)
+        CHECK(bd_alloc(a, 64, 16) != NULL);
+    s = stats_of(a);
+    held = s.held;
+    CHECK(s.chunks > 1 && s.used >= 10000 * 64);
+    CHECK(bd_reset(a) == BD_OK);
+    s = stats_of(a);
+    CHECK(s.used == 0 && s.held == held && s.peak_used >= 10000 * 64);
+    /* Refilled from the first chunk: same addresses, no new memory. */
+    again = bd_alloc(a, 64, 16);
+    CHECK(again == first);
+    for (i = 0; i < 10000; i++)
+        CHECK(bd_alloc(a, 64, 16) != NULL);
+    CHECK(stats_of(a).held == held);
+
+    CHECK(bd_reset_with_limit(a, 0) == BD_OK);
+    s = stats_of(a);
+    CHECK(s.held == 0 && s.chunks == 0 && s.used == 0);
+    CHECK(bd_alloc(a, 64, 16) != NULL);
+
+    CHECK_CODE(bd_reset(NULL), BD_ERR_NULL);
+    CHECK_CODE(bd_reset_with_limit(NULL, 0), BD_ERR_NULL);
+    bd_arena_destroy(a);
+}
+
+static void test_limit_and_chunk_cap(void)
+{
+    bd_options opts;
+    bd_arena *a;
+    unsigned char *kept;
+    size_t n = 0;
+    bd_stats s;
+    memset(&opts, 0, sizeof opts);
+    opts.limit = 1 << 20;
+    opts.max_chunk_size = 64 << 10;
+    a = bd_arena_create_with(&opts);
+    CHECK(a != NULL);
+    kept = bd_alloc(a, 100, 1);
+    CHECK(kept != NULL);
+    fill(kept, 100, 9);
+    for (;;) {
+        void *p = bd_alloc(a, 1000, 8);
+        if (p == NULL) {
+            CHECK(errno == ENOMEM);
+            break;
+        }
+        n++;
+    }
+    s = stats_of(a);
+    CHECK(s.held <= opts.limit && n > 900 && n < 1100);
+    /* Chunks were capped: more than a few. */
+    CHECK(s.chunks >= 16);
+    CHECK(intact(kept, 100, 9));
+    /* Still usable below the limit after a reset, which keeps every chunk: so at the
+     * limit still, nothing bigger than a kept chunk fits. */
+    CHECK(bd_reset(a) == BD_OK);
+    CHECK(bd_alloc(a, 1000, 8) != NULL);
+    CHECK_FAILS(bd_alloc(a, 20000, 8), ENOMEM);
+    /* A request over an eighth of the cap has a chunk of its own. */
+    CHECK(bd_reset_with_limit(a, 0) == BD_OK);
+    CHECK(bd_alloc(a, 20000, 8) != NULL);
+    CHECK(stats_of(a).big_chunks == 1);
+    bd_arena_destroy(a);
+}
+
+static void test_checkpoints(void)
+{
+    bd_arena *a = bd_arena_create();
+    bd_arena *other = bd_arena_create();
+    bd_checkpoint cp, cp2, cp_other, bad;
+    unsigned char *kept;
+    bd_stats s;
+    size_t i, used;
+    int round;
+    kept = bd_alloc(a, 32, 8);
+    fill(kept, 32, 3);
+    CHECK(bd_checkpoint_save(a, &cp) == BD_OK);
+    used = stats_of(a).used;
+    for (round = 0; round < 3; round++) {
+        /* Past several chunks and a big allocation, then back. */
+        for (i = 0; i < 2000; i++)
+            CHECK(bd_alloc(a, 100, 8) != NULL);
+        CHECK(bd_alloc(a, 1 << 20, 8) != NULL);
+        CHECK(bd_rewind(a, &cp) == BD_OK);
+        s = stats_of(a);
+        CHECK(s.used == used && s.big_chunks == 0);
+        CHECK(intact(kept, 32, 3));
+    }
+
+    /* Nested: rewinding to the outer one makes the inner one stale. */
+    CHECK(bd_checkpoint_save(a, &cp2) == BD_OK);
+    CHECK(bd_alloc(a, 10, 1) != NULL);
+    CHECK(bd_rewind(a, &cp2) == BD_OK);
+    CHECK(bd_rewind(a, &cp) == BD_OK);
+    CHECK_CODE(bd_rewind(a, &cp2), BD_ERR_STALE_CHECKPOINT);
+
+    /* Foreign. */
+    CHECK(bd_checkpoint_save(other, &cp_other) == BD_OK);
+    CHECK_CODE(bd_rewind(a, &cp_other), BD_ERR_FOREIGN_CHECKPOINT);
+    CHECK_CODE(bd_rewind(other, &cp), BD_ERR_FOREIGN_CHECKPOINT);
+
+    /* Not made by bd_checkpoint. */
+    memset(&bad, 0, sizeof bad);
+    CHECK_CODE(bd_rewind(a, &bad), BD_ERR_BAD_CHECKPOINT);
+    memset(&bad, 0xa5, sizeof bad);
+    CHECK_CODE(bd_rewind(a, &bad), BD_ERR_BAD_CHECKPOINT);
+    bad = cp;
+    bad.opaque_[2] ^= 64;
+    CHECK_CODE(bd_rewind(a, &bad), BD_ERR_BAD_CHECKPOINT);
+    /* A copy is as good as the original. */
+    bad = cp;
+    CHECK(bd_rewind(a, &bad) == BD_OK);
+
+    /* Stale after a reset. */
+    CHECK(bd_reset(a) == BD_OK);
+    CHECK_CODE(bd_rewind(a, &cp), BD_ERR_STALE_CHECKPOINT);
+
+    /* NULL arguments. */
+    CHECK_CODE(bd_checkpoint_save(NULL, &cp), BD_ERR_NULL);
+    CHECK_CODE(bd_checkpoint_save(a, NULL), BD_ERR_NULL);
+    CHECK_CODE(bd_rewind(NULL, &cp), BD_ERR_NULL);
+    CHECK_CODE(bd_rewind(a, NULL), BD_ERR_NULL);
+
+    /* Refusals left the arena working. */
+    CHECK(bd_alloc(a, 8, 8) != NULL);
+    bd_arena_destroy(a);
+    bd_arena_destroy(other);
+}
+
+static void test_stats(void)
+{
+    bd_arena *a = bd_arena_create();
+    bd_stats s;
+    bd_checkpoint cp;
+    CHECK(bd_alloc(a, 1, 1) != NULL);
+    CHECK(bd_alloc(a, 8, 8) != NULL); /* 7 bytes of padding above it */
+    s = stats_of(a);
+    CHECK(s.used == 16 && s.chunks == 1 && s.spare_chunks == 0 && s.big_chunks == 0);
+    CHECK(s.capacity >= s.used && s.held > s.capacity && s.peak_used == 16 && s.wasted == 0);
+    CHECK(bd_checkpoint_save(a, &cp) == BD_OK);
+    CHECK(bd_alloc(a, 100, 1) != NULL);
+    CHECK(bd_rewind(a, &cp) == BD_OK);
+    s = stats_of(a);
+    CHECK(s.used == 16 && s.peak_used == 116);
+    CHECK_CODE(bd_arena_stats(NULL, &s), BD_ERR_NULL);
+    CHECK_CODE(bd_arena_stats(a, NULL), BD_ERR_NULL);
+    bd_arena_destroy(a);
+}
+
+static void test_fixed(void)
+{
+    static unsigned char buf[1 << 14];
+    unsigned char small[64];
+    bd_arena *a;
+    unsigned char *kept, *p;
+    bd_stats s;
+    bd_checkpoint cp;
+    size_t n = 0;
+    /* An unaligned start is fine. */
+    a = bd_arena_create_fixed(buf + 1, sizeof buf - 1);
+    CHECK(a != NULL);
+    CHECK((unsigned char *)a >= buf && (unsigned char *)a < buf + sizeof buf);
+    s = stats_of(a);
+    CHECK(s.chunks == 1 && s.held == 0 && s.capacity > sizeof buf - 1024 && s.capacity < sizeof buf);
+    kept = bd_alloc(a, 100, 1);
+    CHECK(kept != NULL && kept >= buf && kept + 100 <= buf + sizeof buf);
+    fill(kept, 100, 5);
+    CHECK(bd_checkpoint_save(a, &cp) == BD_OK);
+    for (;;) {
+        p = bd_alloc(a, 64, 16);
+        if (p == NULL) {
+            CHECK(errno == ENOMEM);
+            break;
+        }
+        CHECK(p >= buf && p + 64 <= buf + sizeof buf && aligned(p, 16));
+        n++;
+    }
+    CHECK(n > 200 && n < 256);
+    /* The last bytes, one by one. */
+    for (n = 0; bd_alloc(a, 1, 1) != NULL; n++)
+        ;
+    CHECK(errno == ENOMEM && n < 64);
+    /* Full: everything fails with ENOMEM, nothing spills to the heap. */
+    CHECK_FAILS(bd_alloc(a, runtime(1), runtime(1)), ENOMEM);
+    CHECK_FAILS(bd_strdup(a, "no room for me, not even a little"), ENOMEM);
+    CHECK_FAILS(bd_alloc(a, 1 << 20, 8), ENOMEM);
+    s = stats_of(a);
+    CHECK(s.held == 0 && s.chunks == 1 && s.big_chunks == 0);
+    CHECK(intact(kept, 100, 5));
+    CHECK(bd_rewind(a, &cp) == BD_OK);
+    CHECK(intact(kept, 100, 5));
+    CHECK(bd_alloc(a, 64, 16) != NULL);
+    CHECK(bd_reset(a) == BD_OK);
+    CHECK(bd_reset_with_limit(a, 0) == BD_OK);
+    CHECK(stats_of(a).capacity == s.capacity);
+    CHECK_CODE(bd_rewind(a, &cp), BD_ERR_STALE_CHECKPOINT);
+    p = bd_alloc(a, 64, 16);
+    CHECK(p != NULL && p + 64 <= buf + sizeof buf);
+    bd_arena_destroy(a);
+
+    /* Too small for the arena object and a chunk; NULL buffer; absurd length. */
+    CHECK_FAILS(bd_arena_create_fixed(small, sizeof small), ENOMEM);
+    CHECK_FAILS(bd_arena_create_fixed(buf, 0), ENOMEM);
+    CHECK_FAILS(bd_arena_create_fixed(NULL, 4096), EINVAL);
+    CHECK_FAILS(bd_arena_create_fixed(buf, SIZE_MAX), EINVAL);
+}
+
+static void test_cursor(void)
+{
+    static unsigned char buf[8192];
+    bd_arena *a = bd_arena_create();
+    bd_arena *fixed;
+    bd_cursor c;
+    bd_checkpoint cp;
+    uint64_t *blocks[3000];
+    uint64_t *after;
+    size_t i, n;
+    bd_stats s;
+    CHECK(bd_checkpoint_save(a, &cp) == BD_OK);
+    CHECK(bd_cursor_open(&c, a) == BD_OK);
+    /* Across many chunks: the slow path lends the position to the arena and back. */
+    for (i = 0; i < 3000; i++) {
+        blocks[i] = (i % 3) ? bd_cursor_alloc(&c, 64, 16) : bd_cursor_alloc(&c, runtime(64), runtime(16));
+        CHECK(blocks[i] != NULL && aligned(blocks[i], 16));
+        *blocks[i] = i;
+    }
+    CHECK(bd_cursor_alloc(&c, 1 << 20, 8) != NULL); /* out of band, mid-cursor */
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 3), EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, SIZE_MAX, 8), EINVAL);
+    bd_cursor_close(&c);
+    for (i = 0; i < 3000; i++)
+        CHECK(*blocks[i] == i);
+    /* The arena knows what the cursor handed out: no overlap with what comes next. */
+    s = stats_of(a);
+    CHECK(s.used >= 3000 * 64 + (1 << 20) && s.chunks > 2 && s.big_chunks == 1);
+    after = bd_alloc(a, 64, 16);
+    CHECK(after != NULL);
+    *after = 0xdead;
+    for (i = 0; i < 3000; i++)
+        CHECK(*blocks[i] == i && blocks[i] != after);
+    /* Closed: refuses, and closing twice is harmless. */
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 8), EINVAL);
+    bd_cursor_close(&c);
+    bd_cursor_close(NULL);
+    CHECK(bd_rewind(a, &cp) == BD_OK);
+    CHECK(stats_of(a).used == 0);
+
+    /* Bad input. */
+    errno = 0;
+    CHECK(bd_cursor_open(&c, NULL) == BD_ERR_NULL && errno == EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, 8, 8), EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(&c, runtime(8), runtime(8)), EINVAL);
+    errno = 0;
+    CHECK(bd_cursor_open(NULL, a) == BD_ERR_NULL && errno == EINVAL);
+    CHECK_FAILS(bd_cursor_alloc(NULL, 8, 8), EINVAL);
+
+    /* On a fixed arena: full is ENOMEM, and the cursor's position is the arena's. */
+    fixed = bd_arena_create_fixed(buf, sizeof buf);
+    CHECK(fixed != NULL && bd_cursor_open(&c, fixed) == BD_OK);
+    for (n = 0; bd_cursor_alloc(&c, 64, 16) != NULL; n++)
+        ;
+    CHECK(errno == ENOMEM && n > 50);
+    bd_cursor_close(&c);
+    CHECK_FAILS(bd_alloc(fixed, 64, 16), ENOMEM);
+    CHECK(bd_reset(fixed) == BD_OK);
+    CHECK(bd_alloc(fixed, 64, 16) != NULL);
+    bd_arena_destroy(fixed);
+    bd_arena_destroy(a);
+}
+
+int main(void)
+{
+    printf("SIZES bd_options=%u bd_stats=%u bd_checkpoint=%u bd_arena_prefix=%u\n", (unsigned)sizeof(bd_options),
+           (unsigned)sizeof(bd_stats), (unsigned)sizeof(bd_checkpoint), (unsigned)sizeof(bd_arena));
+    test_create_destroy();
+    test_alloc_shapes();
+    test_alloc_bad_input();
+    test_zeroed_array_calloc();
+    test_strings();
+    test_reset();
+    test_limit_and_chunk_cap();
+    test_checkpoints();
+    test_stats();
+    test_fixed();
+    test_cursor();
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("all C API tests passed\n");
+    return 0;
+}

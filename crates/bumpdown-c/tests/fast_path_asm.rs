@@ -1,0 +1,176 @@
+//! The inline fast path of `bumpdown.h`, as gcc -O2 compiles it, stays a short straight
+//! line: this test compiles `tests/c/probe_fast_path.c` (as is, and with
+//! `BD_NO_NULL_CHECK`), disassembles it with `objdump`, and counts each probe's
+//! instructions and conditional branches from its entry up to its first `ret`.
+//!
+//! Not counted: `push`/`pop` of callee-saved registers and the `mov` that parks an
+//! argument in one. gcc saves a register in the prologue for the slow path's `call`
+//! (the value to store must survive it) instead of shrink-wrapping it into the slow
+//! block, as LLVM does for the Rust probes; those instructions belong to the call.
+
+#![cfg(all(target_arch = "x86_64", target_os = "linux"))]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CALLEE_SAVED: [&str; 6] = ["rbx", "rbp", "r12", "r13", "r14", "r15"];
+
+/// Compiles the probes with `defines` and returns the disassembly, or `None` (with a
+/// message) when gcc or objdump is missing.
+fn disassembly(defines: &[&str], name: &str) -> Option<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let object = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.o"));
+    let compiled = Command::new("gcc")
+        .args(["-std=c99", "-O2", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c"])
+        .args(defines)
+        .arg("-I")
+        .arg(dir.join("include"))
+        .arg(dir.join("tests/c/probe_fast_path.c"))
+        .arg("-o")
+        .arg(&object)
+        .status();
+    match compiled {
+        Ok(status) => assert!(status.success(), "gcc failed to compile the probes"),
+        Err(_) => {
+            eprintln!("SKIPPED: gcc is not available, the C fast path's instructions are not counted");
+            return None;
+        }
+    }
+    match Command::new("objdump").args(["-d", "--no-show-raw-insn", "-M", "intel"]).arg(&object).output() {
+        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
+        _ => {
+            eprintln!("SKIPPED: objdump is not available, the C fast path's instructions are not counted");
+            None
+        }
+    }
+}
+
+/// The instructions of `symbol` from its entry up to and including the first `ret`.
+fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    let mut out = Vec::new();
+    for line in asm[start..].lines().skip(1) {
+        let Some((_, insn)) = line.split_once(":\t") else { break };
+        let insn = insn.split_whitespace().collect::<Vec<_>>().join(" ");
+        let done = insn.starts_with("ret");
+        out.push(insn);
+        if done {
+            return out;
+        }
+    }
+    panic!("{symbol}: no ret found")
+}
+
+/// Whether `insn` saves, restores or fills a callee-saved register for the slow call.
+fn is_register_save(insn: &str) -> bool {
+    let mut parts = insn.splitn(2, ' ');
+    let (op, operands) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let dest = operands.split(',').next().unwrap_or("");
+    let callee_saved = CALLEE_SAVED.iter().any(|r| dest == *r || dest == format!("e{}", &r[1..]));
+    matches!(op, "push" | "pop") || (op == "mov" && callee_saved)
+}
+
+struct Count {
+    instructions: usize,
+    branches: usize,
+    top_loads: usize,
+}
+
+fn count(asm: &str, symbol: &str) -> Count {
+    let lines = straight_line(asm, symbol);
+    eprintln!("{symbol}:\n    {}", lines.join("\n    "));
+    let counted: Vec<_> = lines.iter().filter(|i| !is_register_save(i)).collect();
+    Count {
+        instructions: counted.len(),
+        branches: counted.iter().filter(|i| i.starts_with('j') && !i.starts_with("jmp")).count(),
+        top_loads: counted.iter().filter(|i| i.starts_with("mov") && i.ends_with(",QWORD PTR [rdi]")).count(),
+    }
+}
+
+/// (probe, instructions including `ret`, conditional branches) without the NULL check;
+/// the NULL check adds a `test` and a branch to each.
+const BOUNDS: [(&str, usize, usize); 5] = [
+    // load top, sub, and, cmp bottom, jb, store top, store value, ret: as in Rust.
+    ("u64", 8, 1),
+    // No alignment step for bytes.
+    ("u8", 7, 1),
+    // Seed 004's 64 bytes aligned to 16: no value stored.
+    ("block64", 7, 1),
+    // A run-time size: the capacity compare comes first, the mask cannot pass bottom.
+    ("runtime_size", 9, 1),
+    // And a run-time count: the overflow check (copy, shift, branch) and the multiply
+    // (a shift).
+    ("array_u32", 13, 2),
+];
+
+#[test]
+#[cfg_attr(miri, ignore = "runs gcc and objdump")]
+fn inline_fast_path_is_a_short_straight_line() {
+    let Some(plain) = disassembly(&[], "probes") else { return };
+    let Some(nonnull) = disassembly(&["-DBD_NO_NULL_CHECK"], "probes_nonnull") else { return };
+    for (probe, insns, branches) in BOUNDS {
+        let c = count(&nonnull, &format!("bd_probe_{probe}_nonnull"));
+        assert!(c.instructions <= insns, "{probe} (no NULL check): {} instructions > {insns}", c.instructions);
+        assert_eq!(c.branches, branches, "{probe} (no NULL check): conditional branches");
+        assert_eq!(c.top_loads, 1, "{probe} (no NULL check): loads of top");
+
+        let c = count(&plain, &format!("bd_probe_{probe}"));
+        assert!(c.instructions <= insns + 2, "{probe}: {} instructions > {}", c.instructions, insns + 2);
+        assert_eq!(c.branches, branches + 1, "{probe}: conditional branches");
+        assert_eq!(c.top_loads, 1, "{probe}: loads of top");
+    }
+}
+
+/// The instructions of the innermost loop of `symbol`: from the target of its shortest
+/// backward conditional branch up to that branch, in address order. (A slow path laid
+/// out after the loop may jump back into it too, over a longer span.)
+fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    let mut insns: Vec<(u64, String)> = Vec::new();
+    for line in asm[start..].lines().skip(1) {
+        let Some((addr, insn)) = line.split_once(":\t") else { break };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { break };
+        insns.push((addr, insn.split_whitespace().collect::<Vec<_>>().join(" ")));
+    }
+    let (branch_at, target) = insns
+        .iter()
+        .filter(|(_, i)| i.starts_with('j') && !i.starts_with("jmp"))
+        .filter_map(|(a, i)| {
+            let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
+            (target < *a).then_some((*a, target))
+        })
+        .min_by_key(|(a, target)| a - target)
+        .unwrap_or_else(|| panic!("{symbol}: no loop found"));
+    insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs gcc and objdump")]
+fn a_cursor_keeps_top_in_a_register() {
+    for (defines, name, symbol) in [
+        (&[][..], "probes", "bd_probe_cursor_loop"),
+        (&["-DBD_NO_NULL_CHECK"][..], "probes_nonnull", "bd_probe_cursor_loop_nonnull"),
+    ] {
+        let Some(asm) = disassembly(defines, name) else { return };
+        let body = loop_body(&asm, symbol);
+        eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
+        // bump (lea/sub, and), compare with bottom, branch, keep the new top, store the
+        // value, and the loop's own counter, compare and branch.
+        assert!(body.len() <= 10, "{symbol}: loop body is {} instructions", body.len());
+        let loads: Vec<_> = body.iter().filter(|i| i.contains(",QWORD PTR [")).collect();
+        assert!(loads.is_empty(), "{symbol}: the loop reads memory: {loads:?}");
+        let stores = body.iter().filter(|i| i.starts_with("mov QWORD PTR [")).count();
+        assert_eq!(stores, 1, "{symbol}: the loop stores more than the values");
+    }
+}
+
+#[test]
+fn register_saves_are_recognized() {
+    assert!(is_register_save("push rbx"));
+    assert!(is_register_save("mov rbx,rsi"));
+    assert!(is_register_save("mov ebx,esi"));
+    assert!(!is_register_save("mov QWORD PTR [rax],rbx"));
+    assert!(!is_register_save("mov rax,QWORD PTR [rdi]"));
+}

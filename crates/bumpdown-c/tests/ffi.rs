@@ -1,0 +1,124 @@
+//! The C API called from Rust: the same promises as `tests/c/test_api.c`, in a form
+//! Miri can check (`cargo +nightly miri test -p bumpdown-c --test ffi`, with
+//! `-Zmiri-strict-provenance`): the fixed arena's handle inside the caller's buffer,
+//! checkpoints carried as bytes, and `errno` on every failure.
+
+use core::ffi::{c_int, CStr};
+use core::ptr;
+
+use bumpdown_c::ffi::*;
+
+fn errno() -> c_int {
+    std::io::Error::last_os_error().raw_os_error().unwrap()
+}
+
+fn stats(arena: *mut bd_arena) -> bd_stats {
+    let mut s = bd_stats::default();
+    // SAFETY: a live handle from the test; `s` is writable.
+    assert_eq!(unsafe { bd_arena_stats(arena, &mut s) }, BD_OK);
+    s
+}
+
+#[test]
+fn growable_arena_round_trip() {
+    // SAFETY: every handle comes from a constructor and is destroyed once; allocations
+    // are used only before the reset or rewind that frees them.
+    unsafe {
+        let arena = bd_arena_create();
+        assert!(!arena.is_null());
+        let p = bd_alloc_slow(arena, 8, 8).cast::<u64>();
+        p.write(41);
+        let s = bd_strdup(arena, c"hello".as_ptr());
+        assert_eq!(CStr::from_ptr(s), c"hello");
+        let t = bd_strndup(arena, c"hello".as_ptr(), 2);
+        assert_eq!(CStr::from_ptr(t), c"he");
+        let mut cp = core::mem::MaybeUninit::<bd_checkpoint>::uninit();
+        assert_eq!(bd_checkpoint_save(arena, cp.as_mut_ptr()), BD_OK);
+        let cp = cp.assume_init_ref();
+        for _ in 0..100 {
+            assert!(!bd_alloc_slow(arena, 100, 16).is_null());
+        }
+        assert!(!bd_alloc_slow(arena, 1 << 20, 8).is_null()); // out of band
+        assert_eq!(bd_rewind(arena, cp), BD_OK);
+        assert_eq!(*p, 41);
+        assert_eq!(stats(arena).big_chunks, 0);
+        assert_eq!(bd_reset(arena), BD_OK);
+        assert_eq!(stats(arena).used, 0);
+        assert_eq!(bd_rewind(arena, cp), BD_ERR_STALE_CHECKPOINT);
+        assert_eq!(bd_reset_with_limit(arena, 0), BD_OK);
+        assert_eq!(stats(arena).held, 0);
+        bd_arena_destroy(arena);
+    }
+}
+
+#[test]
+fn fixed_arena_lives_in_the_buffer() {
+    let mut buf = vec![0u8; 4096];
+    let range = buf.as_ptr_range();
+    // SAFETY: the buffer outlives the arena and is not touched while it exists.
+    unsafe {
+        let arena = bd_arena_create_fixed(buf.as_mut_ptr().add(3).cast(), 4093);
+        assert!(!arena.is_null());
+        assert!(range.contains(&arena.cast_const().cast()));
+        let mut n = 0;
+        loop {
+            let p = bd_alloc_slow(arena, 64, 16).cast::<u8>();
+            if p.is_null() {
+                assert_eq!(errno(), libc::ENOMEM);
+                break;
+            }
+            assert!(range.contains(&p.cast_const()) && p as usize % 16 == 0);
+            p.write_bytes(0xab, 64);
+            n += 1;
+        }
+        assert!(n > 40, "{n}");
+        assert_eq!(stats(arena).held, 0);
+        assert_eq!(bd_reset(arena), BD_OK);
+        assert!(!bd_alloc_slow(arena, 64, 16).is_null());
+        bd_arena_destroy(arena);
+    }
+}
+
+#[test]
+fn bad_input_gives_null_and_errno() {
+    // SAFETY: NULL handles are allowed by every function; the arena is live until the end.
+    unsafe {
+        let null = ptr::null_mut();
+        for (p, want) in [
+            (bd_alloc_slow(null, 8, 8), libc::EINVAL),
+            (bd_strdup(null, c"x".as_ptr()).cast(), libc::EINVAL),
+            (bd_arena_create_fixed(ptr::null_mut(), 100).cast(), libc::EINVAL),
+        ] {
+            assert!(p.is_null());
+            assert_eq!(errno(), want);
+        }
+        let arena = bd_arena_create();
+        for (size, align) in [(8, 0), (8, 3), (usize::MAX, 1), (isize::MAX as usize, 8)] {
+            assert!(bd_alloc_slow(arena, size, align).is_null());
+            assert_eq!(errno(), libc::EINVAL, "size {size} align {align}");
+        }
+        assert!(bd_strndup(arena, ptr::null(), 3).is_null());
+        assert_eq!(bd_reset(null), BD_ERR_NULL);
+        assert_eq!(bd_rewind(arena, ptr::null()), BD_ERR_NULL);
+        assert_eq!(bd_checkpoint_save(arena, ptr::null_mut()), BD_ERR_NULL);
+        assert_eq!(bd_arena_stats(null, &mut bd_stats::default()), BD_ERR_NULL);
+
+        let other = bd_arena_create();
+        let mut cp = core::mem::MaybeUninit::<bd_checkpoint>::uninit();
+        assert_eq!(bd_checkpoint_save(other, cp.as_mut_ptr()), BD_OK);
+        assert_eq!(bd_rewind(arena, cp.as_ptr()), BD_ERR_FOREIGN_CHECKPOINT);
+        assert_eq!(errno(), libc::EINVAL);
+        let zeroed = core::mem::zeroed::<bd_checkpoint>();
+        assert_eq!(bd_rewind(arena, &zeroed), BD_ERR_BAD_CHECKPOINT);
+        bd_arena_destroy(other);
+
+        let opts = bd_options { limit: 4096, ..Default::default() };
+        let limited = bd_arena_create_with(&opts);
+        assert!(!bd_alloc_slow(limited, 100, 8).is_null());
+        assert!(bd_alloc_slow(limited, 10_000, 8).is_null());
+        assert_eq!(errno(), libc::ENOMEM);
+        bd_arena_destroy(limited);
+        bd_arena_destroy(arena);
+        bd_arena_destroy(null);
+    }
+}
