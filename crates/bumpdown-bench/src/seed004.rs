@@ -15,10 +15,12 @@
 //!   hold ten million objects at once. Its peak RSS includes the 80 MB array of
 //!   pointers it needs to free them.
 
-use std::alloc::Layout;
+use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
 use std::ptr;
 use std::time::Instant;
+
+use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
@@ -35,6 +37,11 @@ pub const PAYLOAD: usize = COUNT * SIZE;
 pub const BARE_BUMP: &str = "bare-bump";
 const MALLOC_EACH: &str = "malloc-free-each";
 const MALLOC_ALL: &str = "malloc-all-free-all";
+const MIMALLOC_EACH: &str = "mimalloc-free-each";
+/// `VmArena` with its other settings: pages given back on reset, and no populating
+/// ahead (the default populates).
+const VM_RELEASE: &str = "VmArena (release pages)";
+const VM_NO_POPULATE: &str = "VmArena (no populate)";
 
 /// One contender's run.
 #[derive(Clone, Debug)]
@@ -55,7 +62,7 @@ pub struct Seed004Result {
 pub fn names() -> Vec<String> {
     let mut names = vec![BARE_BUMP.to_owned()];
     names.extend(contenders::names().into_iter().map(str::to_owned));
-    names.extend([MALLOC_EACH.to_owned(), MALLOC_ALL.to_owned()]);
+    names.extend([VM_RELEASE, VM_NO_POPULATE, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned));
     names
 }
 
@@ -95,6 +102,9 @@ pub fn child_main(name: &str) -> Result<(), String> {
         BARE_BUMP => bare_bump(),
         MALLOC_EACH => malloc_free_each(),
         MALLOC_ALL => malloc_all_free_all(),
+        MIMALLOC_EACH => mimalloc_free_each(),
+        VM_RELEASE => vm_arena(VmOptions::new(VM_RESERVE).reset_policy(ResetPolicy::ReleaseAbove(0))),
+        VM_NO_POPULATE => vm_arena(VmOptions::new(VM_RESERVE).populate(false)),
         _ => {
             let mut run = ArenaRun { name, result: None };
             contenders::visit_all(&mut run);
@@ -181,6 +191,24 @@ fn arena<A: Contender>() -> Run {
     Run { cold, release_ms: release, warm }
 }
 
+/// Address space for the `VmArena` variants: far more than the payload, and free.
+const VM_RESERVE: usize = 64 << 30;
+
+/// `arena`, for a `VmArena` with other options than the default contender's.
+#[inline(never)]
+fn vm_arena(options: VmOptions) -> Run {
+    let mut arena: VmArena = VmArena::with_options(options);
+    let cold = pass(|i| {
+        black_box(arena.alloc(payload(i)));
+    });
+    let release = release_time(|| arena.reset());
+    let warm = pass(|i| {
+        black_box(arena.alloc(payload(i)));
+    });
+    drop(arena);
+    Run { cold, release_ms: release, warm }
+}
+
 #[inline(never)]
 fn bare_bump() -> Run {
     let layout = Layout::from_size_align(PAYLOAD, 4096).expect("valid layout");
@@ -231,6 +259,28 @@ fn malloc_free_each() -> Run {
                 block.write(payload(i));
                 black_box(block);
                 libc::free(block.cast());
+            }
+        })
+    };
+    let cold = run();
+    let warm = run();
+    Run { cold, release_ms: 0.0, warm }
+}
+
+/// `malloc_free_each` with mimalloc (linked in, not installed as the global allocator).
+#[inline(never)]
+fn mimalloc_free_each() -> Run {
+    let layout = Layout::new::<[u8; SIZE]>();
+    let run = || {
+        pass(|i| {
+            // SAFETY: a non-zero-sized layout; the block is written, then freed once
+            // with the same layout.
+            unsafe {
+                let block = mimalloc::MiMalloc.alloc(layout).cast::<[u8; SIZE]>();
+                assert!(!block.is_null(), "out of memory");
+                block.write(payload(i));
+                black_box(block);
+                mimalloc::MiMalloc.dealloc(block.cast(), layout);
             }
         })
     };
