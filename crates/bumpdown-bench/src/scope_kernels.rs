@@ -42,36 +42,64 @@ pub fn boxed<A: Contender>(bytes: usize) -> Box<A> {
 }
 
 // ----- One scope, a loop of allocations in it --------------------------------------
+//
+// Two ways to consume each allocation: `black_box` it (a store of the pointer to the
+// stack per allocation, besides the value's own store), or, with `CHECKSUM`, fold its
+// address into a sum that is `black_box`ed once at the end (only the value's store
+// remains, so the loop shows what keeping the bump pointer in a register is worth).
+
+/// What a loop does with each allocation's address.
+#[inline(always)]
+fn consume<T>(p: &mut T, sum: &mut usize, checksum: bool) {
+    if checksum {
+        *sum ^= (p as *mut T).addr();
+    } else {
+        black_box(p);
+    }
+}
 
 /// bumpdown: `arena.scope(|s| ...)`; the handle keeps its own copy of the bump pointer.
 #[inline(never)]
-pub fn loop_bumpdown_scope<T: Copy + 'static>(arena: &mut bumpdown::Arena, n: usize, value: T) {
-    arena.scope(|s| {
+pub fn loop_bumpdown_scope<T: Copy + 'static, const CHECKSUM: bool>(arena: &mut bumpdown::Arena, n: usize, value: T) {
+    let sum = arena.scope(|s| {
+        let mut sum = 0;
         for _ in 0..n {
-            black_box(s.alloc(value));
+            consume(s.alloc(value), &mut sum, CHECKSUM);
         }
+        sum
     });
+    black_box(sum);
 }
 
 /// stumpalo: `arena.with_scope(|s| ...)`.
 #[inline(never)]
-pub fn loop_stumpalo_scope<T: Copy + 'static>(arena: &mut stumpalo::Arena, n: usize, value: T) {
-    arena.with_scope(|s| {
+pub fn loop_stumpalo_scope<T: Copy + 'static, const CHECKSUM: bool>(arena: &mut stumpalo::Arena, n: usize, value: T) {
+    let sum = arena.with_scope(|s| {
+        let mut sum = 0;
         for _ in 0..n {
-            black_box(s.alloc(value));
+            consume(s.alloc(value), &mut sum, CHECKSUM);
         }
+        sum
     });
+    black_box(sum);
 }
 
 /// bump-scope: `bump.scoped(|s| ...)`. `BumpBox::leak` gives the plain `&mut` the
 /// others return (a `Copy` value has no destructor to skip).
 #[inline(never)]
-pub fn loop_bump_scope_scoped<T: Copy + 'static>(arena: &mut bump_scope::Bump, n: usize, value: T) {
-    arena.scoped(|s| {
+pub fn loop_bump_scope_scoped<T: Copy + 'static, const CHECKSUM: bool>(
+    arena: &mut bump_scope::Bump,
+    n: usize,
+    value: T,
+) {
+    let sum = arena.scoped(|s| {
+        let mut sum = 0;
         for _ in 0..n {
-            black_box(bump_scope::BumpBox::leak(s.alloc(value)));
+            consume(bump_scope::BumpBox::leak(s.alloc(value)), &mut sum, CHECKSUM);
         }
+        sum
     });
+    black_box(sum);
 }
 
 // ----- Enter a scope, allocate a few values, leave: `n` times ----------------------
@@ -144,7 +172,7 @@ mod tests {
     fn scopes_rewind_on_exit() {
         let mut arena = bumpdown::Arena::with_capacity(4096);
         let before = arena.stats().used;
-        loop_bumpdown_scope(&mut arena, 100, 7u64);
+        loop_bumpdown_scope::<_, false>(&mut arena, 100, 7u64);
         enter_bumpdown_scope(&mut arena, 1000, 7);
         enter_bumpdown_guard(&mut arena, 1000, 7);
         assert_eq!(arena.stats().used, before);
@@ -152,12 +180,12 @@ mod tests {
         // stumpalo counts chunk bytes only: without rewinding it would need more chunks.
         let mut stumpalo = stumpalo::Arena::with_capacity(4096);
         let chunks = stumpalo.allocated_bytes();
-        loop_stumpalo_scope(&mut stumpalo, 100, 7u64);
+        loop_stumpalo_scope::<_, false>(&mut stumpalo, 100, 7u64);
         enter_stumpalo_scope(&mut stumpalo, 1000, 7);
         assert_eq!(stumpalo.allocated_bytes(), chunks);
 
         let mut bump = boxed::<bump_scope::Bump>(4096);
-        loop_bump_scope_scoped(&mut bump, 100, 7u64);
+        loop_bump_scope_scoped::<_, false>(&mut bump, 100, 7u64);
         enter_bump_scope_scoped(&mut bump, 1000, 7);
         assert_eq!(bump.stats().allocated(), 0);
     }

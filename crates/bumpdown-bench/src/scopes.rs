@@ -145,6 +145,15 @@ pub fn all() -> Vec<Row> {
             build: || loop_cells(0x5au8),
         },
         Row {
+            name: "scope_loop_u64_checksum",
+            what: format!(
+                "{} `alloc` of `u64` in one scope, addresses summed instead of `black_box`ed",
+                thousands(LOOP_ITERS)
+            ),
+            table: Table::Loop,
+            build: checksum_loop_cells,
+        },
+        Row {
             name: "scope_enter_exit",
             what: format!("enter a scope, {} `alloc` of `u64`, exit", sk::PER_SCOPE),
             table: Table::EnterExit,
@@ -174,11 +183,45 @@ fn loop_cells<T: Copy + 'static>(value: T) -> Vec<(&'static str, Sampler)> {
     let mut stumpalo = boxed::<stumpalo::Arena>(bytes);
     let mut bump_scope = boxed::<bump_scope::Bump>(bytes);
     vec![
-        ("bumpdown_scope", timed(n, n, move |n| sk::loop_bumpdown_scope(&mut bumpdown, n, black_box(value)))),
+        (
+            "bumpdown_scope",
+            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, false>(&mut bumpdown, n, black_box(value))),
+        ),
         ("bumpdown_arena_ref", kernels::sampler::<bumpdown::Arena, _>(Form::Ref, work, n)),
         ("bumpdown_arena_local", kernels::sampler::<bumpdown::Arena, _>(Form::Local, work, n)),
-        ("stumpalo_with_scope", timed(n, n, move |n| sk::loop_stumpalo_scope(&mut stumpalo, n, black_box(value)))),
-        ("bump_scope_scoped", timed(n, n, move |n| sk::loop_bump_scope_scoped(&mut bump_scope, n, black_box(value)))),
+        (
+            "stumpalo_with_scope",
+            timed(n, n, move |n| sk::loop_stumpalo_scope::<_, false>(&mut stumpalo, n, black_box(value))),
+        ),
+        (
+            "bump_scope_scoped",
+            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, false>(&mut bump_scope, n, black_box(value))),
+        ),
+    ]
+}
+
+/// The loop row with one store per allocation (see `scope_kernels`); the direct-arena
+/// columns have no such variant.
+fn checksum_loop_cells() -> Vec<(&'static str, Sampler)> {
+    let value = 0x5a5a_5a5a_5a5a_5a5au64;
+    let bytes = kernels::capacity_for(&Alloc::<u64, 1>(value), LOOP_ITERS);
+    let n = LOOP_ITERS;
+    let mut bumpdown = boxed::<bumpdown::Arena>(bytes);
+    let mut stumpalo = boxed::<stumpalo::Arena>(bytes);
+    let mut bump_scope = boxed::<bump_scope::Bump>(bytes);
+    vec![
+        (
+            "bumpdown_scope",
+            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, true>(&mut bumpdown, n, black_box(value))),
+        ),
+        (
+            "stumpalo_with_scope",
+            timed(n, n, move |n| sk::loop_stumpalo_scope::<_, true>(&mut stumpalo, n, black_box(value))),
+        ),
+        (
+            "bump_scope_scoped",
+            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, true>(&mut bump_scope, n, black_box(value))),
+        ),
     ]
 }
 
