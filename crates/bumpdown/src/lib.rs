@@ -34,6 +34,7 @@
 //! * `allocator-api2`: `&Arena` implements `allocator_api2::alloc::Allocator`, so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`.
+//! * `serde`: `Serialize` for the [`collections`].
 #![no_std]
 #![cfg_attr(feature = "nightly-allocator-api", feature(allocator_api))]
 #![warn(missing_docs)]
@@ -53,6 +54,7 @@ mod bump;
 pub mod bumping;
 mod checkpoint;
 mod chunk;
+pub mod collections;
 mod error;
 mod fixed;
 mod realloc;
