@@ -826,3 +826,22 @@ fn boxes() {
     assert_eq!(it.next(), Some(0));
     assert_eq!(it.sum::<i32>(), 3);
 }
+
+/// Appending copies takes an inline path for up to 16 bytes: every length around its
+/// edges, bytes and a type with padding, against a plain copy.
+#[test]
+fn copies_of_every_short_length() {
+    let arena = Arena::new();
+    let text: std::string::String = (0..40u8).map(|i| char::from(b'a' + i % 26)).collect();
+    for len in 0..=40 {
+        let mut s = String::from_str_in("<", &arena);
+        s.push_str(&text[..len]);
+        s.push('>');
+        assert_eq!(s, format!("<{}>", &text[..len]));
+        let padded: std::vec::Vec<(u8, u16)> = (0..len).map(|i| (i as u8, i as u16 * 3)).collect();
+        let mut v = bumpdown::vec![in &arena; (255u8, 0u16)];
+        v.extend_from_slice_copy(&padded);
+        assert_eq!(v[1..], padded[..]);
+        assert_eq!(v[0], (255, 0));
+    }
+}

@@ -78,6 +78,47 @@ fn capacity_failed<T>(cap: usize, err: AllocError) -> ! {
     alloc_failed(cap.saturating_mul(mem::size_of::<T>()), mem::align_of::<T>(), err)
 }
 
+/// Copies `n` bytes: inline for up to 16 (two overlapping loads and stores of the
+/// largest power of two that fits, as `memcpy` does inside), through `memcpy` above.
+/// Appending short pieces (`push_str` of a word) is then a compare and two moves, not a
+/// library call. The bytes move as `MaybeUninit`, so padding inside a `T` is fine.
+///
+/// # Safety
+/// As for `ptr::copy_nonoverlapping::<u8>(src, dst, n)`.
+#[inline(always)]
+unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
+    /// Copies `n` (`size_of::<W>() <= n <= 2 * size_of::<W>()`) bytes as two `W`s: the
+    /// first and the last `size_of::<W>()` bytes, which overlap or touch.
+    ///
+    /// # Safety
+    /// As for `copy_bytes`, with `n` in that range.
+    #[inline(always)]
+    unsafe fn two<W>(src: *const u8, dst: *mut u8, n: usize) {
+        let w = mem::size_of::<W>();
+        // SAFETY: both words lie inside the `n` readable and writable bytes
+        // (`w <= n`); unaligned accesses of `MaybeUninit` copy any bytes.
+        unsafe {
+            let head = src.cast::<mem::MaybeUninit<W>>().read_unaligned();
+            let tail = src.add(n - w).cast::<mem::MaybeUninit<W>>().read_unaligned();
+            dst.cast::<mem::MaybeUninit<W>>().write_unaligned(head);
+            dst.add(n - w).cast::<mem::MaybeUninit<W>>().write_unaligned(tail);
+        }
+    }
+
+    // SAFETY: each branch calls `two` with `n` in its range, or copies exactly `n`
+    // bytes; the caller provides `n` bytes at both ends.
+    unsafe {
+        match n {
+            0 => {}
+            1 => dst.cast::<mem::MaybeUninit<u8>>().write(src.cast::<mem::MaybeUninit<u8>>().read()),
+            2..=3 => two::<u16>(src, dst, n),
+            4..=7 => two::<u32>(src, dst, n),
+            8..=16 => two::<u64>(src, dst, n),
+            _ => ptr::copy_nonoverlapping(src, dst, n),
+        }
+    }
+}
+
 /// Resolves a range against `len`.
 ///
 /// # Panics
@@ -292,7 +333,6 @@ impl<'a, T> Vec<'a, T> {
     /// Grows for `additional` more elements than `len`, at least doubling.
     /// Precondition: `additional > cap - len`.
     #[cold]
-    #[inline(never)]
     fn grow_amortized(&mut self, additional: usize) -> Result<(), AllocError> {
         // Zero-sized `T` has capacity usize::MAX: needing more overflows.
         let required = self.len.checked_add(additional).ok_or(AllocError::INVALID_LAYOUT)?;
@@ -307,16 +347,6 @@ impl<'a, T> Vec<'a, T> {
     fn grow_exact(&mut self, additional: usize) -> Result<(), AllocError> {
         let required = self.len.checked_add(additional).ok_or(AllocError::INVALID_LAYOUT)?;
         self.set_capacity(required)
-    }
-
-    /// [`push`](Vec::push)'s way out when full.
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn grow_one(&mut self) {
-        if let Err(err) = self.grow_amortized(1) {
-            capacity_failed::<T>(self.len.saturating_add(1), err)
-        }
     }
 
     /// Makes room for at least `additional` more elements (at least doubling the
@@ -336,9 +366,17 @@ impl<'a, T> Vec<'a, T> {
     #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
         if additional > self.cap - self.len {
-            if let Err(err) = self.grow_amortized(additional) {
-                capacity_failed::<T>(self.len.saturating_add(additional), err)
-            }
+            self.reserve_slow(additional);
+        }
+    }
+
+    /// [`reserve`](Vec::reserve)'s way out: `additional > cap - len`.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn reserve_slow(&mut self, additional: usize) {
+        if let Err(err) = self.grow_amortized(additional) {
+            capacity_failed::<T>(self.len.saturating_add(additional), err)
         }
     }
 
@@ -424,7 +462,7 @@ impl<'a, T> Vec<'a, T> {
     #[track_caller]
     pub fn push(&mut self, value: T) {
         if self.len == self.cap {
-            self.grow_one();
+            self.reserve_slow(1);
         }
         // SAFETY: `len < cap`: the slot is inside the buffer and uninitialized.
         unsafe { self.ptr.as_ptr().add(self.len).write(value) };
@@ -715,9 +753,10 @@ impl<'a, T> Vec<'a, T> {
     {
         self.reserve(other.len());
         // SAFETY: reserved: room for `other.len()` more elements after `len`; `other`
-        // cannot overlap the spare capacity, which nothing else references.
+        // cannot overlap the spare capacity, which nothing else references. The byte
+        // count fits in `isize` (the buffer's does).
         unsafe {
-            ptr::copy_nonoverlapping(other.as_ptr(), self.ptr.as_ptr().add(self.len), other.len());
+            copy_bytes(other.as_ptr().cast(), self.ptr.as_ptr().add(self.len).cast(), mem::size_of_val(other));
             self.len += other.len();
         }
     }
