@@ -30,6 +30,18 @@
 //! never dropped, a `Box`, `Vec` or `String` drops its contents when it is dropped, and
 //! gives its buffer back to the arena when the buffer is the arena's newest allocation.
 //!
+//! # In a scope
+//! A collection borrows the handle it allocates from. In a [`Scope`](crate::Scope) that is
+//! the scope handle, so the collection (and a slice made from it with `into_bump_slice`)
+//! must be gone before a nested scope borrows the handle mutably; values allocated with
+//! the scope's own `alloc` methods live for the whole scope as usual. Nothing allocated in
+//! a scope can leave it:
+//!
+//! ```compile_fail
+//! let mut arena = bumpdown::Arena::new();
+//! let escaped = arena.scope(|s| bumpdown::vec![in &*s; 1, 2, 3]);
+//! ```
+//!
 //! # Growth
 //! A buffer that is the arena's newest allocation grows without leaving its old block
 //! behind: the arena bumps downwards, so the grown block takes the free space below the
