@@ -305,39 +305,79 @@ impl<'a, T> Vec<'a, T> {
         unsafe { Layout::from_size_align_unchecked(cap * mem::size_of::<T>(), mem::align_of::<T>()) }
     }
 
+    /// Moves a buffer of `cap` elements to one for exactly `new_cap` (`T` not zero-sized,
+    /// `new_cap` at least the number of initialized elements) and returns its pointer.
+    ///
+    /// The resizing functions take the vector's parts by value and return the new ones:
+    /// a vector's own address is then never taken on its way out of `push`, so in a loop
+    /// of pushes its fields stay in registers.
+    fn resize_buffer(
+        arena: &dyn ArenaAllocator,
+        ptr: NonNull<T>,
+        cap: usize,
+        new_cap: usize,
+    ) -> Result<NonNull<T>, AllocError> {
+        debug_assert!(mem::size_of::<T>() != 0);
+        let new_layout = Layout::array::<T>(new_cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        let new = if cap == 0 {
+            arena.allocate(new_layout)?
+        } else if new_cap == 0 {
+            // SAFETY: the buffer is live with this layout and (the caller says) holds no
+            // elements.
+            unsafe { arena.deallocate(ptr.cast(), Self::layout_for(cap)) };
+            return Ok(NonNull::dangling());
+        } else if new_cap > cap {
+            // SAFETY: the buffer is a live block of the arena with the old layout; the
+            // new one is larger; on success the caller replaces the old pointer.
+            unsafe { arena.grow(ptr.cast(), Self::layout_for(cap), new_layout)? }
+        } else {
+            // SAFETY: as above, with a smaller layout holding all the elements.
+            unsafe { arena.shrink(ptr.cast(), Self::layout_for(cap), new_layout)? }
+        };
+        Ok(new.cast())
+    }
+
     /// Moves the buffer to one for exactly `new_cap >= len` elements (`T` not zero-sized).
     fn set_capacity(&mut self, new_cap: usize) -> Result<(), AllocError> {
-        debug_assert!(mem::size_of::<T>() != 0 && new_cap >= self.len);
-        let new_layout = Layout::array::<T>(new_cap).map_err(|_| AllocError::INVALID_LAYOUT)?;
-        let ptr = if self.cap == 0 {
-            self.arena.allocate(new_layout)?
-        } else if new_cap == 0 {
-            // SAFETY: the buffer is live with this layout and holds no elements.
-            unsafe { self.arena.deallocate(self.ptr.cast(), Self::layout_for(self.cap)) };
-            self.ptr = NonNull::dangling();
-            self.cap = 0;
-            return Ok(());
-        } else if new_cap > self.cap {
-            // SAFETY: the buffer is a live block of the arena with the old layout; the
-            // new one is larger; on success the old pointer is replaced below.
-            unsafe { self.arena.grow(self.ptr.cast(), Self::layout_for(self.cap), new_layout)? }
-        } else {
-            // SAFETY: as above, with a smaller layout holding all `len` elements.
-            unsafe { self.arena.shrink(self.ptr.cast(), Self::layout_for(self.cap), new_layout)? }
-        };
-        self.ptr = ptr.cast();
+        debug_assert!(new_cap >= self.len);
+        self.ptr = Self::resize_buffer(self.arena, self.ptr, self.cap, new_cap)?;
         self.cap = new_cap;
         Ok(())
     }
 
-    /// Grows for `additional` more elements than `len`, at least doubling.
-    /// Precondition: `additional > cap - len`.
+    /// Grows a buffer of `cap` elements holding `len` for `additional` more, at least
+    /// doubling; returns the new pointer and capacity. Precondition: `additional > cap -
+    /// len`.
     #[cold]
-    fn grow_amortized(&mut self, additional: usize) -> Result<(), AllocError> {
+    fn grow_amortized(
+        arena: &dyn ArenaAllocator,
+        ptr: NonNull<T>,
+        len: usize,
+        cap: usize,
+        additional: usize,
+    ) -> Result<(NonNull<T>, usize), AllocError> {
         // Zero-sized `T` has capacity usize::MAX: needing more overflows.
-        let required = self.len.checked_add(additional).ok_or(AllocError::INVALID_LAYOUT)?;
-        let new_cap = required.max(self.cap.saturating_mul(2)).max(min_non_zero_cap(mem::size_of::<T>()));
-        self.set_capacity(new_cap)
+        let required = len.checked_add(additional).ok_or(AllocError::INVALID_LAYOUT)?;
+        let new_cap = required.max(cap.saturating_mul(2)).max(min_non_zero_cap(mem::size_of::<T>()));
+        Ok((Self::resize_buffer(arena, ptr, cap, new_cap)?, new_cap))
+    }
+
+    /// [`grow_amortized`](Vec::grow_amortized), or the panic of the plain methods: the
+    /// one way out of `push` and `reserve`.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn grow_or_panic(
+        arena: &dyn ArenaAllocator,
+        ptr: NonNull<T>,
+        len: usize,
+        cap: usize,
+        additional: usize,
+    ) -> (NonNull<T>, usize) {
+        match Self::grow_amortized(arena, ptr, len, cap, additional) {
+            Ok(parts) => parts,
+            Err(err) => capacity_failed::<T>(len.saturating_add(additional), err),
+        }
     }
 
     /// Grows for exactly `additional` more elements than `len`.
@@ -366,17 +406,7 @@ impl<'a, T> Vec<'a, T> {
     #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
         if additional > self.cap - self.len {
-            self.reserve_slow(additional);
-        }
-    }
-
-    /// [`reserve`](Vec::reserve)'s way out: `additional > cap - len`.
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn reserve_slow(&mut self, additional: usize) {
-        if let Err(err) = self.grow_amortized(additional) {
-            capacity_failed::<T>(self.len.saturating_add(additional), err)
+            (self.ptr, self.cap) = Self::grow_or_panic(self.arena, self.ptr, self.len, self.cap, additional);
         }
     }
 
@@ -410,7 +440,8 @@ impl<'a, T> Vec<'a, T> {
     #[inline]
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), AllocError> {
         if additional > self.cap - self.len {
-            self.grow_amortized(additional)
+            (self.ptr, self.cap) = Self::grow_amortized(self.arena, self.ptr, self.len, self.cap, additional)?;
+            Ok(())
         } else {
             Ok(())
         }
@@ -452,29 +483,21 @@ impl<'a, T> Vec<'a, T> {
     /// # Panics
     /// If the capacity cannot grow.
     ///
-    /// In a loop, `push` of a `u64` compiles to a compare with the capacity and a store
-    /// (x86_64, release; the vector's fields stay in memory because the cold path
-    /// borrows it):
+    /// In a loop, `push` of a `u64` compiles to a compare and a store, with the vector's
+    /// fields in registers (x86_64, release; the way out passes them by value, so the
+    /// vector's address is never taken):
     ///
     /// ```text
-    /// cmp  rax, qword ptr [rsp + 0x20]     ; len == cap?
-    /// je   .grow                           ; cold: reserve_slow(1)
-    /// mov  qword ptr [rcx + 8*rax], rdx    ; write the element
-    /// inc  rax
-    /// mov  qword ptr [rsp + 0x18], rax     ; len += 1
-    /// ```
-    ///
-    /// ```
-    /// let arena = bumpdown::Arena::new();
-    /// let mut v = bumpdown::collections::Vec::new_in(&arena);
-    /// v.push("a");
-    /// assert_eq!(v, ["a"]);
+    /// cmp  r12, rdx                    ; len == cap?
+    /// je   .grow                       ; cold: grow_or_panic(arena, ptr, len, cap, 1)
+    /// mov  qword ptr [rsi + 8*r12], rax  ; write the element
+    /// inc  r12                         ; len += 1
     /// ```
     #[inline(always)]
     #[track_caller]
     pub fn push(&mut self, value: T) {
         if self.len == self.cap {
-            self.reserve_slow(1);
+            (self.ptr, self.cap) = Self::grow_or_panic(self.arena, self.ptr, self.len, self.cap, 1);
         }
         // SAFETY: `len < cap`: the slot is inside the buffer and uninitialized.
         unsafe { self.ptr.as_ptr().add(self.len).write(value) };
