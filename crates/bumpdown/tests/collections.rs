@@ -155,12 +155,16 @@ fn the_newest_buffer_grows_without_waste() {
     let arena = Arena::with_capacity(64 * 1024);
     let mut v: Vec<u64> = Vec::new_in(&arena);
     let mut caps = std::vec::Vec::new();
+    let mut end = None;
     for i in 0..1000u64 {
         v.push(i);
         if caps.last() != Some(&v.capacity()) {
             caps.push(v.capacity());
             // The only allocation: the arena holds exactly the buffer.
             assert_eq!(arena.stats().used, v.capacity() * 8, "capacity {}", v.capacity());
+            // Grown in place: the block still ends where the first one did.
+            let this_end = v.as_ptr() as usize + v.capacity() * 8;
+            assert_eq!(*end.get_or_insert(this_end), this_end);
         }
     }
     assert_eq!(caps, [4, 8, 16, 32, 64, 128, 256, 512, 1024]);
@@ -169,6 +173,36 @@ fn the_newest_buffer_grows_without_waste() {
     // The newest allocation goes back when the vector drops.
     assert_eq!(arena.stats().used, 0);
     arena.check_invariants();
+}
+
+/// The same in a scope and in a fixed arena: growth in place, the buffer given back on
+/// drop.
+#[test]
+fn scopes_and_fixed_arenas_grow_in_place_and_take_buffers_back() {
+    let mut arena = Arena::new();
+    arena.alloc(1u8);
+    arena.scope(|s| {
+        let base = s.stats().used;
+        let mut v = Vec::<u32>::new_in(&*s);
+        v.extend(0..100);
+        // The buffer, plus up to 3 bytes aligning it after the `u8`.
+        assert!((0..4).contains(&(s.stats().used - base - v.capacity() * 4)));
+        drop(v);
+        // Given back, all but the alignment padding.
+        assert!(s.stats().used - base < 4);
+        let mut st = String::new_in(&*s);
+        st.push_str("x");
+        let kept = s.alloc(2u8); // the string's buffer is no longer the newest
+        st.push_str(&"y".repeat(40));
+        assert_eq!((*kept, st.len()), (2, 41));
+    });
+    let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+    let fixed: FixedArena = FixedArena::new(&mut buf);
+    let mut v = Vec::<u16>::new_in(&fixed);
+    v.extend(0..500);
+    assert_eq!(fixed.used(), v.capacity() * 2);
+    drop(v);
+    assert_eq!(fixed.used(), 0);
 }
 
 #[test]
