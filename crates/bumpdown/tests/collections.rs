@@ -200,9 +200,10 @@ fn scopes_and_fixed_arenas_grow_in_place_and_take_buffers_back() {
     let fixed: FixedArena = FixedArena::new(&mut buf);
     let mut v = Vec::<u16>::new_in(&fixed);
     v.extend(0..500);
-    assert_eq!(fixed.used(), v.capacity() * 2);
+    // The buffer's end may be odd: a byte of padding aligns the `u16`s.
+    assert!((0..2).contains(&(fixed.used() - v.capacity() * 2)));
     drop(v);
-    assert_eq!(fixed.used(), 0);
+    assert!(fixed.used() < 2);
 }
 
 #[test]
