@@ -880,3 +880,36 @@ fn copies_of_every_short_length() {
         assert_eq!(v[0], (255, 0));
     }
 }
+
+/// Buffers large enough to get out-of-band chunks of their own, grown and dropped in an
+/// arena, a scope and a guard: contents survive, the arena stays consistent, and the
+/// scope gives everything back.
+#[test]
+fn large_buffers_in_arenas_and_scopes() {
+    fn grow_large<A: ArenaAllocator>(arena: &A) {
+        let mut v = Vec::<u8>::new_in(arena);
+        let steps = if cfg!(miri) { 3 } else { 5 };
+        for step in 0..steps {
+            v.push(step as u8);
+            v.reserve(v.capacity() * 3 + (256 << 10));
+        }
+        assert!(v.capacity() > 1 << 20);
+        assert!(v.iter().copied().eq(0..steps as u8));
+        let shrunk = v.len();
+        v.shrink_to_fit();
+        assert_eq!(v.capacity(), shrunk);
+    }
+    let mut arena = Arena::new();
+    grow_large(&arena);
+    arena.check_invariants();
+    let used = arena.stats().used;
+    arena.scope(|s| grow_large(s));
+    arena.check_invariants();
+    {
+        let guard = arena.scope_guard();
+        grow_large(&guard);
+        guard.check_invariants();
+    }
+    arena.check_invariants();
+    assert_eq!(arena.stats().used, used);
+}
