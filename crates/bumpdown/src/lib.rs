@@ -16,7 +16,8 @@
 //! assert_eq!(head.next.unwrap().value, 2);
 //! ```
 //!
-//! Values in the arena are **never dropped**: see [`Arena`].
+//! Values in the arena are **never dropped**: see [`Arena`]. The [`collections`]
+//! (`Box`, `Vec`, `String`, with `vec!` and `format!`) do drop what they own.
 //!
 //! Temporary memory is freed at the end of a scope, checked by the compiler:
 //! [`Arena::scope`] (a closure), [`Arena::scope_guard`] (RAII), [`scratch`] (the current
