@@ -6,6 +6,7 @@
 
 mod bumper;
 mod cli;
+mod collection_kernels;
 mod contenders;
 mod harness;
 mod heap;

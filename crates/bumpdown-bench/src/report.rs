@@ -426,6 +426,18 @@ fn scope_section(md: &mut String, scopes: &ScopeResults) {
         crate::bumper::LEN,
         thousands(scopes::BUMPER_ITERS),
     );
+    if scopes.rows.iter().any(|row| row.table == Table::Collections) {
+        let _ = writeln!(
+            md,
+            "- *Collections*: one operation builds a string (`push_str` of 1 to 16-byte pieces, {} bytes) \
+             or a vector ({} `push` of `u64`) from empty, then resets the arena; {} per sample. The \
+             `allocator_api2` columns use `Vec<_, &Bump>` / `Vec<_, &Arena>` with `extend_from_slice` / \
+             `push`.\n",
+            thousands(crate::collection_kernels::STRING_BYTES),
+            thousands(crate::collection_kernels::VEC_LEN),
+            thousands(scopes::COLLECTION_ITERS),
+        );
+    }
     for table in Table::ALL {
         scope_table(md, scopes, table);
     }

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::bumper;
 use crate::cli::Options;
+use crate::collection_kernels as ck;
 use crate::harness::{self, Clock, Plan, Sampler};
 use crate::kernels::{self, Alloc, Form};
 use crate::procs;
@@ -36,6 +37,8 @@ pub enum Table {
     EnterExit,
     /// Bumper.jl's temporary-array function.
     Bumper,
+    /// Build a string or a vector in an arena, then reset it.
+    Collections,
 }
 
 /// One column of a table.
@@ -70,6 +73,13 @@ const ENTER_WAYS: [Way; 5] = [
 /// The Bumper table's reference column: ratios to it are shown as well.
 pub const STACK_ARRAY: &str = "stack_array";
 
+const COLLECTION_WAYS: [Way; 4] = [
+    way("bumpdown_collections", "bumpdown `collections`"),
+    way("bumpalo_collections", "bumpalo `collections`"),
+    way("api2_bumpalo", "`allocator_api2` `Vec` on `&bumpalo::Bump`"),
+    way("api2_bumpdown", "`allocator_api2` `Vec` on `&bumpdown::Arena`"),
+];
+
 const BUMPER_WAYS: [Way; 4] = [
     way("vec", "heap `Vec`"),
     way("bumpdown_scratch", "bumpdown `scratch`"),
@@ -79,7 +89,7 @@ const BUMPER_WAYS: [Way; 4] = [
 
 impl Table {
     /// Every table, in report order.
-    pub const ALL: [Table; 3] = [Table::Loop, Table::EnterExit, Table::Bumper];
+    pub const ALL: [Table; 4] = [Table::Loop, Table::EnterExit, Table::Bumper, Table::Collections];
 
     /// Short name for the JSON.
     pub fn key(self) -> &'static str {
@@ -87,6 +97,7 @@ impl Table {
             Table::Loop => "scope_loop",
             Table::EnterExit => "scope_enter_exit",
             Table::Bumper => "bumper",
+            Table::Collections => "collections",
         }
     }
 
@@ -96,6 +107,7 @@ impl Table {
             Table::Loop => "Allocation loop through a scope handle",
             Table::EnterExit => "Scope enter / allocate / exit",
             Table::Bumper => "The Bumper.jl workload: a temporary array of 30 `i64`",
+            Table::Collections => "Collections in an arena: build, then reset",
         }
     }
 
@@ -105,6 +117,7 @@ impl Table {
             Table::Loop => &LOOP_WAYS,
             Table::EnterExit => &ENTER_WAYS,
             Table::Bumper => &BUMPER_WAYS,
+            Table::Collections => &COLLECTION_WAYS,
         }
     }
 
@@ -114,6 +127,7 @@ impl Table {
             Table::Loop => "ns per allocation",
             Table::EnterExit => "ns per scope",
             Table::Bumper => "ns per call",
+            Table::Collections => "ns per build + reset",
         }
     }
 }
@@ -164,6 +178,21 @@ pub fn all() -> Vec<Row> {
             what: format!("temporary of {} `i64` = input + 1, then its sum", bumper::LEN),
             table: Table::Bumper,
             build: bumper_cells,
+        },
+        Row {
+            name: "string_build",
+            what: format!(
+                "`String::new_in`, `push_str` of 1 to 16-byte pieces up to {} bytes, `reset`",
+                thousands(ck::STRING_BYTES)
+            ),
+            table: Table::Collections,
+            build: string_build_cells,
+        },
+        Row {
+            name: "vec_push",
+            what: format!("`Vec::new_in`, {} `push` of `u64`, `reset`", thousands(ck::VEC_LEN)),
+            table: Table::Collections,
+            build: vec_push_cells,
         },
     ]
 }
@@ -249,6 +278,57 @@ fn bumper_cells() -> Vec<(&'static str, Sampler)> {
         ("bumpdown_scratch", bumper::sampler(n, false, bumper::with_scratch)),
         ("bumpdown_arena_scope", bumper::sampler(n, false, move |x| bumper::with_arena_scope(&mut arena, x))),
         (STACK_ARRAY, bumper::sampler(n, false, bumper::with_stack_array)),
+    ]
+}
+
+/// Builds per sample in the collections rows.
+pub const COLLECTION_ITERS: usize = 100;
+
+fn string_build_cells() -> Vec<(&'static str, Sampler)> {
+    let n = COLLECTION_ITERS;
+    let pieces = ck::pieces();
+    let mut cells: Vec<(&'static str, Sampler)> = Vec::new();
+    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
+    let p = pieces.clone();
+    cells.push(("bumpdown_collections", timed(n, n, move |n| (0..n).for_each(|_| ck::string_bumpdown(&mut ours, &p)))));
+    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
+    let p = pieces.clone();
+    cells.push(("bumpalo_collections", timed(n, n, move |n| (0..n).for_each(|_| ck::string_bumpalo(&mut theirs, &p)))));
+    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
+    let p = pieces.clone();
+    cells.push(("api2_bumpalo", timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpalo(&mut theirs, &p)))));
+    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
+    cells.push((
+        "api2_bumpdown",
+        timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpdown(&mut ours, &pieces))),
+    ));
+    cells
+}
+
+fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
+    let n = COLLECTION_ITERS;
+    let first = 0x5a5a_5a5au64;
+    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
+    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
+    let mut theirs2 = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
+    let mut ours2 = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
+    vec![
+        (
+            "bumpdown_collections",
+            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_bumpdown(&mut ours, black_box(first)))),
+        ),
+        (
+            "bumpalo_collections",
+            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_bumpalo(&mut theirs, black_box(first)))),
+        ),
+        (
+            "api2_bumpalo",
+            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_api2_bumpalo(&mut theirs2, black_box(first)))),
+        ),
+        (
+            "api2_bumpdown",
+            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_api2_bumpdown(&mut ours2, black_box(first)))),
+        ),
     ]
 }
 

@@ -16,7 +16,8 @@
 //! assert_eq!(head.next.unwrap().value, 2);
 //! ```
 //!
-//! Values in the arena are **never dropped**: see [`Arena`].
+//! Values in the arena are **never dropped**: see [`Arena`]. The [`collections`]
+//! (`Box`, `Vec`, `String`, with `vec!` and `format!`) do drop what they own.
 //!
 //! Temporary memory is freed at the end of a scope, checked by the compiler:
 //! [`Arena::scope`] (a closure), [`Arena::scope_guard`] (RAII), [`scratch`] (the current
@@ -41,6 +42,7 @@
 //! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`.
+//! * `serde`: `Serialize` for the [`collections`].
 #![no_std]
 #![cfg_attr(feature = "nightly-allocator-api", feature(allocator_api))]
 #![warn(missing_docs)]
@@ -60,6 +62,7 @@ mod bump;
 pub mod bumping;
 mod checkpoint;
 mod chunk;
+pub mod collections;
 mod error;
 mod fixed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]

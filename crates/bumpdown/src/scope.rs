@@ -186,6 +186,16 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         self.arena.stats()
     }
 
+    /// Runs `f` on the arena with this handle's bump pointer handed over, then takes the
+    /// pointers back: how the collections reach the arena's resizing routines.
+    #[inline]
+    pub(crate) fn with_arena<R>(&self, f: impl FnOnce(&Arena<MIN_ALIGN, A>) -> R) -> R {
+        self.sync_to_arena();
+        let result = f(self.arena);
+        self.sync_from_arena();
+        result
+    }
+
     // ----- Hooks of the shared allocation API (`typed.rs`) --------------------------
 
     #[inline(always)]

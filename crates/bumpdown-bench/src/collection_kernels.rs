@@ -1,0 +1,250 @@
+//! The timed loops of the collections table: build a string or a vector in an arena,
+//! then reset the arena. Each column is a way its users would write it:
+//! bumpdown's `collections`, bumpalo's `collections`, and `allocator_api2::vec::Vec`
+//! on `&bumpalo::Bump` and on `&bumpdown::Arena`.
+//!
+//! Every function is `#[inline(never)]` and gets the arena as `&mut` (a helper that is
+//! handed an arena); the pieces and values pass through `black_box` once per build, and
+//! the finished string or vector goes through `black_box` before the reset. The arenas
+//! are sized for a build and run two builds before the first sample (see
+//! [`timed`](crate::scope_kernels::timed)), so no timed build allocates a chunk.
+
+use std::hint::black_box;
+
+use allocator_api2::vec::Vec as Api2Vec;
+
+/// Bytes of the string built by one `string_build` operation (about; the last piece
+/// may end past it).
+pub const STRING_BYTES: usize = 4096;
+/// Elements pushed by one `vec_push` operation.
+pub const VEC_LEN: usize = 1000;
+/// Piece lengths, cycled: short, irregular, as in code that formats small fields.
+const PIECE_LENS: [usize; 8] = [3, 7, 1, 12, 5, 9, 16, 2];
+/// Arena capacity for one build: comfortably more than the largest buffer.
+pub const ARENA_BYTES: usize = 64 * 1024;
+
+/// The pieces of one `string_build` operation: ASCII text cut into [`PIECE_LENS`].
+pub fn pieces() -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    for len in PIECE_LENS.iter().cycle() {
+        if total >= STRING_BYTES {
+            break;
+        }
+        out.push(crate::sources::text(*len));
+        total += len;
+    }
+    out
+}
+
+/// bumpdown: `collections::String::new_in(&arena)` + `push_str`.
+#[inline(never)]
+pub fn string_bumpdown(arena: &mut bumpdown::Arena, pieces: &[&str]) {
+    {
+        let mut s = bumpdown::collections::String::new_in(&*arena);
+        for piece in black_box(pieces) {
+            s.push_str(piece);
+        }
+        black_box(s.as_str());
+    }
+    arena.reset();
+}
+
+/// bumpalo: `collections::String::new_in(&bump)` + `push_str`.
+#[inline(never)]
+pub fn string_bumpalo(bump: &mut bumpalo::Bump, pieces: &[&str]) {
+    {
+        let mut s = bumpalo::collections::String::new_in(&*bump);
+        for piece in black_box(pieces) {
+            s.push_str(piece);
+        }
+        black_box(s.as_str());
+    }
+    bump.reset();
+}
+
+/// `allocator_api2::vec::Vec<u8, &bumpalo::Bump>` + `extend_from_slice`.
+#[inline(never)]
+pub fn string_api2_bumpalo(bump: &mut bumpalo::Bump, pieces: &[&str]) {
+    {
+        let mut v = Api2Vec::new_in(&*bump);
+        for piece in black_box(pieces) {
+            v.extend_from_slice(piece.as_bytes());
+        }
+        black_box(v.as_slice());
+    }
+    bump.reset();
+}
+
+/// `allocator_api2::vec::Vec<u8, &bumpdown::Arena>` + `extend_from_slice`.
+#[inline(never)]
+pub fn string_api2_bumpdown(arena: &mut bumpdown::Arena, pieces: &[&str]) {
+    {
+        let mut v = Api2Vec::new_in(&*arena);
+        for piece in black_box(pieces) {
+            v.extend_from_slice(piece.as_bytes());
+        }
+        black_box(v.as_slice());
+    }
+    arena.reset();
+}
+
+/// bumpdown: `collections::Vec::new_in(&arena)` + [`VEC_LEN`] × `push`.
+#[inline(never)]
+pub fn vec_bumpdown(arena: &mut bumpdown::Arena, first: u64) {
+    {
+        let mut v = bumpdown::collections::Vec::new_in(&*arena);
+        for i in 0..VEC_LEN as u64 {
+            v.push(first + i);
+        }
+        black_box(v.as_slice());
+    }
+    arena.reset();
+}
+
+/// bumpalo: `collections::Vec::new_in(&bump)` + [`VEC_LEN`] × `push`.
+#[inline(never)]
+pub fn vec_bumpalo(bump: &mut bumpalo::Bump, first: u64) {
+    {
+        let mut v = bumpalo::collections::Vec::new_in(&*bump);
+        for i in 0..VEC_LEN as u64 {
+            v.push(first + i);
+        }
+        black_box(v.as_slice());
+    }
+    bump.reset();
+}
+
+/// `allocator_api2::vec::Vec<u64, &bumpalo::Bump>` + [`VEC_LEN`] × `push`.
+#[inline(never)]
+pub fn vec_api2_bumpalo(bump: &mut bumpalo::Bump, first: u64) {
+    {
+        let mut v = Api2Vec::new_in(&*bump);
+        for i in 0..VEC_LEN as u64 {
+            v.push(first + i);
+        }
+        black_box(v.as_slice());
+    }
+    bump.reset();
+}
+
+/// `allocator_api2::vec::Vec<u64, &bumpdown::Arena>` + [`VEC_LEN`] × `push`.
+#[inline(never)]
+pub fn vec_api2_bumpdown(arena: &mut bumpdown::Arena, first: u64) {
+    {
+        let mut v = Api2Vec::new_in(&*arena);
+        for i in 0..VEC_LEN as u64 {
+            v.push(first + i);
+        }
+        black_box(v.as_slice());
+    }
+    arena.reset();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What growing one string to `target` bytes by `piece`-byte `push_str`s cost.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Growth {
+        /// Capacity changes.
+        pub grows: usize,
+        /// Of those, how many moved the buffer to a fresh block (the others moved it down
+        /// over its own old block, in place).
+        pub moves: usize,
+        /// Bytes copied by all grows: each grow copies the old capacity (both crates pass
+        /// the old layout to their `grow`, which copies `old.size()` bytes).
+        pub copied: usize,
+        /// The final capacity.
+        pub capacity: usize,
+        /// The arena's `allocated_bytes()` afterwards (chunk sizes, headers excluded).
+        pub allocated: usize,
+    }
+
+    /// Builds the string in a fresh arena and counts from the capacity changes: memcpy
+    /// itself cannot be counted, but every grow copies exactly the old capacity.
+    fn grow_string(
+        target: usize,
+        piece: &str,
+        mut push: impl FnMut(&str) -> (usize, *const u8),
+    ) -> (usize, usize, usize, usize) {
+        let (mut grows, mut moves, mut copied) = (0, 0, 0);
+        let (mut cap, mut ptr) = (0usize, std::ptr::null::<u8>());
+        let mut len = 0;
+        while len < target {
+            let (new_cap, new_ptr) = push(piece);
+            len += piece.len();
+            if new_cap != cap {
+                grows += 1;
+                copied += cap;
+                // A grow in place moves the data down by the growth: the new block ends
+                // where the old one did.
+                if cap != 0 && new_ptr.wrapping_add(new_cap) != ptr.wrapping_add(cap) {
+                    moves += 1;
+                }
+                (cap, ptr) = (new_cap, new_ptr);
+            }
+        }
+        (grows, moves, copied, cap)
+    }
+
+    /// bumpdown's `collections::String`.
+    pub fn growth_bumpdown(target: usize, piece: &str) -> Growth {
+        let arena = bumpdown::Arena::new();
+        let mut s = bumpdown::collections::String::new_in(&arena);
+        let (grows, moves, copied, capacity) = grow_string(target, piece, |p| {
+            s.push_str(p);
+            (s.capacity(), s.as_ptr())
+        });
+        Growth { grows, moves, copied, capacity, allocated: arena.allocated_bytes() }
+    }
+
+    /// bumpalo's `collections::String`.
+    pub fn growth_bumpalo(target: usize, piece: &str) -> Growth {
+        let bump = bumpalo::Bump::new();
+        let mut s = bumpalo::collections::String::new_in(&bump);
+        let (grows, moves, copied, capacity) = grow_string(target, piece, |p| {
+            s.push_str(p);
+            (s.capacity(), s.as_ptr())
+        });
+        Growth { grows, moves, copied, capacity, allocated: bump.allocated_bytes() }
+    }
+
+    #[test]
+    fn every_way_builds_the_same_string_and_vector() {
+        let pieces = pieces();
+        let total: usize = pieces.iter().map(|p| p.len()).sum();
+        assert!((STRING_BYTES..STRING_BYTES + 16).contains(&total));
+        let mut arena = bumpdown::Arena::with_capacity(ARENA_BYTES);
+        let mut bump = bumpalo::Bump::with_capacity(ARENA_BYTES);
+        for _ in 0..2 {
+            string_bumpdown(&mut arena, &pieces);
+            string_bumpalo(&mut bump, &pieces);
+            string_api2_bumpalo(&mut bump, &pieces);
+            string_api2_bumpdown(&mut arena, &pieces);
+            vec_bumpdown(&mut arena, 1);
+            vec_bumpalo(&mut bump, 1);
+            vec_api2_bumpalo(&mut bump, 1);
+            vec_api2_bumpdown(&mut arena, 1);
+        }
+        assert_eq!(arena.stats().used, 0);
+    }
+
+    /// The figures of the report: growing a 1 MiB string (`--nocapture` prints them).
+    /// bumpdown reuses the old block when its buffer is the newest allocation, so it
+    /// must not hold more memory than bumpalo afterwards.
+    #[test]
+    fn growth_of_a_one_mib_string() {
+        const MIB: usize = 1 << 20;
+        for piece_len in [1, 16] {
+            let piece = crate::sources::text(piece_len);
+            let ours = growth_bumpdown(MIB, piece);
+            let theirs = growth_bumpalo(MIB, piece);
+            println!("{piece_len:>2}-byte pieces: bumpdown {ours:?}");
+            println!("{piece_len:>2}-byte pieces: bumpalo  {theirs:?}");
+            assert!(ours.capacity >= MIB && theirs.capacity >= MIB);
+            assert!(ours.allocated <= theirs.allocated, "{ours:?} vs {theirs:?}");
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! `Box`: an owned value in an arena, dropped with the box.
+
+use core::alloc::Layout;
+use core::cmp::Ordering;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ops::{Deref, DerefMut};
+use core::ptr::{self, NonNull};
+
+use super::ArenaAllocator;
+use crate::error::{alloc_failed, AllocError};
+
+/// An owned value in an arena: dropped when the box is dropped (unlike a value from
+/// [`Arena::alloc`](crate::Arena::alloc)). Its memory is reclaimed when the arena is
+/// reset.
+///
+/// ```
+/// use bumpdown::collections::Box;
+/// use std::rc::Rc;
+///
+/// let arena = bumpdown::Arena::new();
+/// let shared = Rc::new(());
+/// let b = Box::new_in(Rc::clone(&shared), &arena);
+/// assert_eq!(Rc::strong_count(&shared), 2);
+/// drop(b);
+/// assert_eq!(Rc::strong_count(&shared), 1); // the box dropped its value
+/// ```
+pub struct Box<'a, T: ?Sized> {
+    // INVARIANT: `ptr` points to an initialized `T` that this box alone owns, in memory
+    // that stays valid for `'a` (an arena block, or dangling for a zero-sized `T`).
+    ptr: NonNull<T>,
+    _owns: PhantomData<(&'a (), T)>,
+}
+
+// SAFETY: the box owns its value like `&mut T` does, and nothing else touches the
+// memory while `'a` lasts (the arena needs `&mut` to reuse it).
+unsafe impl<T: ?Sized + Send> Send for Box<'_, T> {}
+// SAFETY: as for `Send`: sharing the box shares `&T` only.
+unsafe impl<T: ?Sized + Sync> Sync for Box<'_, T> {}
+
+impl<'a, T> Box<'a, T> {
+    /// Moves `value` into `arena`.
+    ///
+    /// # Panics
+    /// If the arena fails.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let b = bumpdown::collections::Box::new_in([1u8; 3], &arena);
+    /// assert_eq!(*b, [1, 1, 1]);
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn new_in<A: ArenaAllocator + ?Sized>(value: T, arena: &'a A) -> Self {
+        match Self::try_new_in(value, arena) {
+            Ok(b) => b,
+            Err(err) => alloc_failed(size_of::<T>(), align_of::<T>(), err),
+        }
+    }
+
+    /// Like [`new_in`](Box::new_in), returning an error instead of panicking (`value`
+    /// is dropped then).
+    #[inline]
+    pub fn try_new_in<A: ArenaAllocator + ?Sized>(value: T, arena: &'a A) -> Result<Self, AllocError> {
+        let ptr =
+            if size_of::<T>() == 0 { NonNull::dangling() } else { arena.allocate(Layout::new::<T>())?.cast::<T>() };
+        // SAFETY: a fresh block for one `T` (or a dangling pointer for a zero-sized
+        // one), valid while the arena is borrowed for `'a`.
+        unsafe { ptr.as_ptr().write(value) };
+        Ok(Box { ptr, _owns: PhantomData })
+    }
+
+    /// Moves the value out of the box.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let b = bumpdown::collections::Box::new_in(5, &arena);
+    /// assert_eq!(b.into_inner(), 5);
+    /// ```
+    pub fn into_inner(self) -> T {
+        let b = ManuallyDrop::new(self);
+        // SAFETY: the box owned an initialized `T`; it is forgotten, so the value is
+        // moved out once.
+        unsafe { b.ptr.as_ptr().read() }
+    }
+}
+
+impl<'a, T: ?Sized> Box<'a, T> {
+    /// Takes ownership of the value behind `raw`.
+    ///
+    /// # Safety
+    /// `raw` points to an initialized `T` that nothing else owns or uses, in memory valid
+    /// for `'a` (typically from [`into_raw`](Box::into_raw) or an arena allocation).
+    pub unsafe fn from_raw(raw: *mut T) -> Self {
+        // SAFETY: the caller promises a valid, hence non-null, pointer.
+        Box { ptr: unsafe { NonNull::new_unchecked(raw) }, _owns: PhantomData }
+    }
+
+    /// Gives up ownership: the value is no longer dropped by the box.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let b = bumpdown::collections::Box::new_in(1u32, &arena);
+    /// let raw = bumpdown::collections::Box::into_raw(b);
+    /// // SAFETY: `raw` came from `into_raw` and is used once.
+    /// let b = unsafe { bumpdown::collections::Box::from_raw(raw) };
+    /// assert_eq!(*b, 1);
+    /// ```
+    pub fn into_raw(b: Self) -> *mut T {
+        ManuallyDrop::new(b).ptr.as_ptr()
+    }
+
+    /// Turns the box into a plain reference: the value is never dropped after this.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let r: &mut u32 = bumpdown::collections::Box::leak(bumpdown::collections::Box::new_in(1, &arena));
+    /// *r += 1;
+    /// assert_eq!(*r, 2);
+    /// ```
+    pub fn leak(b: Self) -> &'a mut T {
+        // SAFETY: the box owned the value uniquely, for `'a`; it is forgotten.
+        unsafe { &mut *Self::into_raw(b) }
+    }
+}
+
+impl<T: ?Sized> Drop for Box<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: the box owns an initialized `T`, dropped once, here.
+        unsafe { ptr::drop_in_place(self.ptr.as_ptr()) }
+    }
+}
+
+impl<T: ?Sized> Deref for Box<'_, T> {
+    type Target = T;
+
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        // SAFETY: an initialized `T`, shared for the borrow of the box.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for Box<'_, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: an initialized `T`, unique for the mutable borrow of the box.
+        unsafe { self.ptr.as_mut() }
+    }
+}
+
+impl<T: ?Sized> AsRef<T> for Box<'_, T> {
+    fn as_ref(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ?Sized> AsMut<T> for Box<'_, T> {
+    fn as_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+impl<T: ?Sized> core::borrow::Borrow<T> for Box<'_, T> {
+    fn borrow(&self) -> &T {
+        self
+    }
+}
+
+impl<T: ?Sized> core::borrow::BorrowMut<T> for Box<'_, T> {
+    fn borrow_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Box<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for Box<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + PartialEq> PartialEq for Box<'_, T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: ?Sized + Eq> Eq for Box<'_, T> {}
+
+impl<T: ?Sized + PartialOrd> PartialOrd for Box<'_, T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        (**self).partial_cmp(&**other)
+    }
+}
+
+impl<T: ?Sized + Ord> Ord for Box<'_, T> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl<T: ?Sized + Hash> Hash for Box<'_, T> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state)
+    }
+}
+
+impl<I: Iterator + ?Sized> Iterator for Box<'_, I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        (**self).next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (**self).size_hint()
+    }
+}

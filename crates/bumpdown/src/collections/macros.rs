@@ -1,0 +1,47 @@
+//! `vec!` and `format!` for the arena collections (named as bumpalo's, so code
+//! migrates by renaming the crate).
+
+/// Builds a [`collections::Vec`](crate::collections::Vec) in an arena, like `std`'s
+/// `vec!`: `vec![in &arena; a, b, c]` or `vec![in &arena; elem; n]`.
+///
+/// ```
+/// let arena = bumpdown::Arena::new();
+/// let empty: bumpdown::collections::Vec<u8> = bumpdown::vec![in &arena];
+/// let list = bumpdown::vec![in &arena; "a", "b"];
+/// let zeros = bumpdown::vec![in &arena; 0u32; 4];
+/// assert_eq!((empty.len(), list.len(), zeros.as_slice()), (0, 2, &[0; 4][..]));
+/// ```
+#[macro_export]
+macro_rules! vec {
+    (in $arena:expr $(;)?) => {
+        $crate::collections::Vec::new_in($arena)
+    };
+    (in $arena:expr; $elem:expr; $n:expr) => {
+        $crate::collections::Vec::from_elem_in($elem, $n, $arena)
+    };
+    (in $arena:expr; $($x:expr),+ $(,)?) => {
+        $crate::collections::Vec::from_array_in([$($x),+], $arena)
+    };
+}
+
+/// Formats into a [`collections::String`](crate::collections::String) in an arena, like
+/// `std`'s `format!`: `format!(in &arena, "{} {}", a, b)`.
+///
+/// # Panics
+/// If a `Display` or `Debug` implementation returns an error, or the arena fails.
+///
+/// ```
+/// let arena = bumpdown::Arena::new();
+/// let name = "arena";
+/// let s = bumpdown::format!(in &arena, "hello, {name}: {}", 1 + 1);
+/// assert_eq!(s, "hello, arena: 2");
+/// ```
+#[macro_export]
+macro_rules! format {
+    (in $arena:expr, $($arg:tt)*) => {{
+        let mut s = $crate::collections::String::new_in($arena);
+        ::core::fmt::Write::write_fmt(&mut s, ::core::format_args!($($arg)*))
+            .expect("a formatting trait implementation returned an error");
+        s
+    }};
+}

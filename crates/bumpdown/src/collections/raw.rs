@@ -1,0 +1,222 @@
+//! `ArenaAllocator`: the four block operations a collection needs, implemented by every
+//! arena type.
+//!
+//! `Arena` already has them (`realloc.rs`); a `Scope` hands its bump pointer to its arena
+//! for the call and takes it back; a `FixedArena` has its own short versions (no chunks,
+//! no out-of-band blocks). The guards forward to what they deref to.
+
+use core::alloc::Layout;
+use core::ptr::{self, NonNull};
+
+use crate::arena::Arena;
+use crate::backing::BackingAllocator;
+use crate::buffered::BufferArena;
+use crate::bumping::{bump_checked, round_up};
+use crate::error::AllocError;
+use crate::fixed::{FixedArena, FixedScopeGuard};
+use crate::scope::{Scope, ScopeGuard};
+
+/// What the [collections](crate::collections) need from an arena: allocate a block,
+/// grow, shrink and free it. Every bumpdown arena type implements it; the collections
+/// keep a `&dyn ArenaAllocator`, so their types do not name the arena.
+///
+/// Growing and freeing are cheap only for the arena's newest allocation (its space is
+/// reused at once); any other block is left in place until the arena is reset.
+///
+/// # Safety
+/// An implementation guarantees, for blocks obtained through `&'a self`:
+/// * a block returned by `allocate`, `grow` or `shrink` is valid for reads and writes of
+///   its layout's size, aligned to its layout's alignment, and not handed out again, until
+///   it is passed to `grow`, `shrink` or `deallocate` or the borrow `'a` ends;
+/// * `grow` and `shrink` keep the first `min(old.size(), new.size())` bytes.
+///
+/// ```
+/// use bumpdown::collections::ArenaAllocator;
+/// use core::alloc::Layout;
+///
+/// let arena = bumpdown::Arena::new();
+/// let old = Layout::array::<u32>(2).unwrap();
+/// let new = Layout::array::<u32>(8).unwrap();
+/// let p = arena.allocate(old).unwrap();
+/// // SAFETY: `p` is a live block of `arena` with layout `old`, not used again after.
+/// let q = unsafe { arena.grow(p, old, new) }.unwrap();
+/// // SAFETY: `q` is the grown block, now no longer used.
+/// unsafe { arena.deallocate(q, new) };
+/// assert_eq!(arena.stats().used, 0); // the newest block went back at once
+/// ```
+pub unsafe trait ArenaAllocator {
+    /// Allocates an uninitialized block for `layout`.
+    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError>;
+
+    /// Grows a block to `new` (`new.size() >= old.size()`), keeping its contents. On
+    /// error the old block is untouched and still valid.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this arena allocated with `old`; on success it is not used
+    /// again (the returned block replaces it).
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError>;
+
+    /// Shrinks a block to `new` (`new.size() <= old.size()`), keeping its first
+    /// `new.size()` bytes. On error the old block is untouched and still valid.
+    ///
+    /// # Safety
+    /// As for [`grow`](ArenaAllocator::grow).
+    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError>;
+
+    /// Gives a block back: its space is reused at once if it is the newest allocation.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this arena allocated with `layout`, not used again.
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout);
+}
+
+// SAFETY: blocks come from the arena's allocation API and its resizing routines, which
+// keep them valid and unshared until the arena is reset, rewound or dropped, each of
+// which needs `&mut Arena` or ownership, impossible while `&self` is borrowed.
+unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaAllocator for Arena<MIN_ALIGN, A> {
+    #[inline]
+    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        self.try_alloc_layout(layout)
+    }
+
+    #[inline]
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: forwarded from the caller; `new.size() >= old.size()` is the caller's.
+        unsafe { self.grow_raw(ptr, old, new) }
+    }
+
+    #[inline]
+    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.shrink_raw(ptr, old, new) }
+    }
+
+    #[inline]
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.dealloc_raw(ptr, layout) }
+    }
+}
+
+// SAFETY: the scope's allocations live for its brand `'s`, which outlives any borrow of
+// the handle; the arena is the scope's alone while it lives, and `with_arena` hands the
+// scope's bump pointer to it for the call, so the arena's routines see the scope's
+// newest block exactly as the scope does.
+unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaAllocator for Scope<'_, '_, MIN_ALIGN, A> {
+    #[inline]
+    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        self.try_alloc_layout(layout)
+    }
+
+    #[inline]
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: forwarded from the caller: a block of this scope is a block of its arena.
+        self.with_arena(|arena| unsafe { arena.grow_raw(ptr, old, new) })
+    }
+
+    #[inline]
+    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: as in `grow`.
+        self.with_arena(|arena| unsafe { arena.shrink_raw(ptr, old, new) })
+    }
+
+    #[inline]
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: as in `grow`.
+        self.with_arena(|arena| unsafe { arena.dealloc_raw(ptr, layout) })
+    }
+}
+
+// SAFETY: blocks live in the buffer until the arena is reset, rewound or scoped, all of
+// which need `&mut FixedArena`; `grow` and `deallocate` move the bump pointer only over
+// the newest block, which the caller gives up.
+unsafe impl<const MIN_ALIGN: usize> ArenaAllocator for FixedArena<'_, MIN_ALIGN> {
+    #[inline]
+    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        self.try_alloc_layout(layout)
+    }
+
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        if self.is_newest(ptr, old.size()) {
+            let top = self.top();
+            // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
+            let old_end = round_up(top.addr() + old.size(), MIN_ALIGN);
+            if let Some(new_top) = bump_checked(old_end, self.bottom_addr(), new.size(), new.align(), MIN_ALIGN) {
+                let dst = top.with_addr(new_top);
+                // SAFETY: `dst..dst + new.size()` is the free part plus the old block
+                // (bumped down from the block's end); `ptr::copy` allows the overlap. The
+                // new top lies in `bottom..=old_end`, derived from `top`, aligned; it is
+                // at least `bottom`, so not null.
+                unsafe {
+                    ptr::copy(ptr.as_ptr(), dst, old.size());
+                    self.set_top(dst);
+                    return Ok(NonNull::new_unchecked(dst));
+                }
+            }
+        }
+        let fresh = self.try_alloc_layout(new)?;
+        // SAFETY: `fresh` is a new block of at least `old.size()` bytes, distinct from the
+        // live block `ptr`.
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
+        Ok(fresh)
+    }
+
+    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        debug_assert!(new.size() <= old.size());
+        if ptr.as_ptr().addr() % new.align() == 0 {
+            return Ok(ptr);
+        }
+        let fresh = self.try_alloc_layout(new)?;
+        // SAFETY: distinct live blocks, `new.size() <= old.size()` bytes readable.
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
+        Ok(fresh)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        if self.is_newest(ptr, layout.size()) {
+            let new_top = round_up(ptr.as_ptr().addr() + layout.size(), MIN_ALIGN);
+            // SAFETY: the newest block took `round_up(size, MIN_ALIGN)` bytes from `top`,
+            // so `new_top` is at most the buffer's end, a multiple of MIN_ALIGN, derived
+            // from `top`; the caller gives the block up, so those bytes are free again.
+            unsafe { self.set_top(self.top().with_addr(new_top)) }
+        }
+    }
+}
+
+/// Forwards every method to the arena the type derefs to.
+macro_rules! forward_to_deref {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        // SAFETY: the guard or buffer arena hands out the blocks of the arena it derefs
+        // to; they stay valid while the guard (borrowed for `'a`) lives.
+        unsafe impl<$($gen)*> ArenaAllocator for $ty {
+            #[inline]
+            fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+                (**self).allocate(layout)
+            }
+
+            #[inline]
+            unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+                // SAFETY: forwarded from the caller.
+                unsafe { (**self).grow(ptr, old, new) }
+            }
+
+            #[inline]
+            unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+                // SAFETY: forwarded from the caller.
+                unsafe { (**self).shrink(ptr, old, new) }
+            }
+
+            #[inline]
+            unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+                // SAFETY: forwarded from the caller.
+                unsafe { (**self).deallocate(ptr, layout) }
+            }
+        }
+    )*};
+}
+
+forward_to_deref! {
+    impl[const MIN_ALIGN: usize, A: BackingAllocator] ScopeGuard<'_, MIN_ALIGN, A>;
+    impl[const MIN_ALIGN: usize, A: BackingAllocator] BufferArena<'_, MIN_ALIGN, A>;
+    impl[const MIN_ALIGN: usize] FixedScopeGuard<'_, '_, MIN_ALIGN>;
+}
