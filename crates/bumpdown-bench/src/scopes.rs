@@ -572,9 +572,11 @@ mod tests {
     #[test]
     fn every_row_builds_its_tables_columns() {
         for row in all() {
+            // A row fills its table's columns in order; it may leave some out.
             let keys: Vec<&str> = (row.build)().into_iter().map(|(key, _)| key).collect();
-            let want: Vec<&str> = row.table.ways().iter().map(|w| w.key).collect();
+            let want: Vec<&str> = row.table.ways().iter().map(|w| w.key).filter(|k| keys.contains(k)).collect();
             assert_eq!(keys, want, "{}", row.name);
+            assert!(keys.len() >= 3, "{}", row.name);
         }
         for table in Table::ALL {
             assert!(all().iter().any(|row| row.table == table));
@@ -599,7 +601,7 @@ mod tests {
 
     #[test]
     fn filters_pick_the_sections() {
-        assert_eq!(selected(Some("scope")).len(), 3);
+        assert_eq!(selected(Some("scope")).len(), 4);
         assert_eq!(selected(Some("bumper")).len(), 1);
         assert!(selected(Some("alloc_u64")).is_empty(), "the CI smoke run stays on the speed table");
     }

@@ -48,7 +48,9 @@ macro_rules! impl_allocator {
                 unsafe { self.dealloc_raw(ptr, layout) }
             }
 
-            #[inline]
+            // Out of line: inlined into a caller's push loop, the capacity arithmetic
+            // around it would sit on that loop's hot path.
+            #[inline(never)]
             unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<[u8]>, $error> {
                 // SAFETY: the trait's caller promises `ptr` is live with `old` and
                 // `new.size() >= old.size()`.
