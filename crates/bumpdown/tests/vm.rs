@@ -303,3 +303,21 @@ fn a_huge_reservation_costs_nothing_until_used() {
     arena.alloc(1u8);
     assert!(arena.allocated_bytes() <= MIB);
 }
+
+#[test]
+fn collections_grow_in_place_on_a_vm_arena() {
+    let arena = small();
+    let mut s = bumpdown::collections::String::new_in(&arena);
+    s.push('x');
+    let start = s.as_ptr();
+    let n = if cfg!(miri) { 5_000 } else { 200_000 };
+    for _ in 0..n {
+        s.push_str("ab");
+    }
+    assert_eq!(s.as_ptr(), start, "the string moved");
+    assert_eq!(s.len(), 1 + 2 * n);
+    // Nothing left behind: the arena holds the string's buffer and no more.
+    assert_eq!(arena.stats().used, s.capacity());
+    let v = bumpdown::vec![in &arena; 1u64, 2, 3];
+    assert_eq!(v.iter().sum::<u64>(), 6);
+}

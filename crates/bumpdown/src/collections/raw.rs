@@ -220,3 +220,42 @@ forward_to_deref! {
     impl[const MIN_ALIGN: usize, A: BackingAllocator] BufferArena<'_, MIN_ALIGN, A>;
     impl[const MIN_ALIGN: usize] FixedScopeGuard<'_, '_, MIN_ALIGN>;
 }
+
+#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+mod vm {
+    use super::*;
+    use crate::vm::{VmArena, VmScopeGuard};
+
+    // SAFETY: blocks come from the arena's allocation API and its resizing routines,
+    // which keep them valid and unshared until the arena is reset, rewound or dropped,
+    // each of which needs `&mut VmArena` or ownership, impossible while `&self` is
+    // borrowed. The newest block grows in place, without copying.
+    unsafe impl<const MIN_ALIGN: usize> ArenaAllocator for VmArena<MIN_ALIGN> {
+        #[inline]
+        fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+            self.try_alloc_layout(layout)
+        }
+
+        #[inline]
+        unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.grow_raw(ptr, old, new) }
+        }
+
+        #[inline]
+        unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.shrink_raw(ptr, old, new) }
+        }
+
+        #[inline]
+        unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.dealloc_raw(ptr, layout) }
+        }
+    }
+
+    forward_to_deref! {
+        impl[const MIN_ALIGN: usize] VmScopeGuard<'_, MIN_ALIGN>;
+    }
+}
