@@ -179,7 +179,12 @@ impl Visitor for ArenaRun<'_> {
 /// An arena as a user would have it: created empty, growing as it goes.
 #[inline(never)]
 fn arena<A: Contender>() -> Run {
-    let mut arena = A::new();
+    passes(A::new())
+}
+
+/// Both passes over `arena`, with a reset between them.
+#[inline(always)]
+fn passes<A: Contender>(mut arena: A) -> Run {
     let cold = pass(|i| {
         black_box(arena.alloc(payload(i)));
     });
@@ -197,16 +202,7 @@ const VM_RESERVE: usize = 64 << 30;
 /// `arena`, for a `VmArena` with other options than the default contender's.
 #[inline(never)]
 fn vm_arena(options: VmOptions) -> Run {
-    let mut arena: VmArena = VmArena::with_options(options);
-    let cold = pass(|i| {
-        black_box(arena.alloc(payload(i)));
-    });
-    let release = release_time(|| arena.reset());
-    let warm = pass(|i| {
-        black_box(arena.alloc(payload(i)));
-    });
-    drop(arena);
-    Run { cold, release_ms: release, warm }
+    passes::<VmArena>(VmArena::with_options(options))
 }
 
 #[inline(never)]

@@ -70,32 +70,44 @@ pub unsafe trait ArenaAllocator {
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout);
 }
 
-// SAFETY: blocks come from the arena's allocation API and its resizing routines, which
-// keep them valid and unshared until the arena is reset, rewound or dropped, each of
-// which needs `&mut Arena` or ownership, impossible while `&self` is borrowed.
-unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaAllocator for Arena<MIN_ALIGN, A> {
-    #[inline]
-    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        self.try_alloc_layout(layout)
-    }
+/// Forwards every method to the arena's own allocation and resizing routines
+/// (`try_alloc_layout`, `grow_raw`, `shrink_raw`, `dealloc_raw`).
+macro_rules! forward_to_raw {
+    ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
+        // SAFETY: blocks come from the arena's allocation API and its resizing
+        // routines, which keep them valid and unshared until the arena is reset, rewound
+        // or dropped, each of which needs `&mut` to it or ownership, impossible while
+        // `&self` is borrowed.
+        unsafe impl<$($gen)*> ArenaAllocator for $ty {
+            #[inline]
+            fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+                self.try_alloc_layout(layout)
+            }
 
-    #[inline]
-    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        // SAFETY: forwarded from the caller; `new.size() >= old.size()` is the caller's.
-        unsafe { self.grow_raw(ptr, old, new) }
-    }
+            #[inline]
+            unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+                // SAFETY: forwarded from the caller; `new.size() >= old.size()` is the
+                // caller's.
+                unsafe { self.grow_raw(ptr, old, new) }
+            }
 
-    #[inline]
-    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.shrink_raw(ptr, old, new) }
-    }
+            #[inline]
+            unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.shrink_raw(ptr, old, new) }
+            }
 
-    #[inline]
-    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.dealloc_raw(ptr, layout) }
-    }
+            #[inline]
+            unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.dealloc_raw(ptr, layout) }
+            }
+        }
+    )*};
+}
+
+forward_to_raw! {
+    impl[const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>;
 }
 
 // SAFETY: the scope's allocations live for its brand `'s`, which outlives any borrow of
@@ -226,33 +238,8 @@ mod vm {
     use super::*;
     use crate::vm::{VmArena, VmScopeGuard};
 
-    // SAFETY: blocks come from the arena's allocation API and its resizing routines,
-    // which keep them valid and unshared until the arena is reset, rewound or dropped,
-    // each of which needs `&mut VmArena` or ownership, impossible while `&self` is
-    // borrowed. The newest block grows in place, without copying.
-    unsafe impl<const MIN_ALIGN: usize> ArenaAllocator for VmArena<MIN_ALIGN> {
-        #[inline]
-        fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-            self.try_alloc_layout(layout)
-        }
-
-        #[inline]
-        unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.grow_raw(ptr, old, new) }
-        }
-
-        #[inline]
-        unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.shrink_raw(ptr, old, new) }
-        }
-
-        #[inline]
-        unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.dealloc_raw(ptr, layout) }
-        }
+    forward_to_raw! {
+        impl[const MIN_ALIGN: usize] VmArena<MIN_ALIGN>;
     }
 
     forward_to_deref! {
