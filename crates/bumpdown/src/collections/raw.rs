@@ -246,3 +246,39 @@ mod vm {
         impl[const MIN_ALIGN: usize] VmScopeGuard<'_, MIN_ALIGN>;
     }
 }
+
+#[cfg(feature = "std")]
+// SAFETY: blocks come from the shared arena (through the handle's window or directly);
+// they stay valid until the shared arena is reset or dropped, which needs `&mut` to it,
+// impossible while the handle borrows it. Growing copies to a fresh block; shrinking and
+// freeing keep the block (its bytes come back at the next reset).
+unsafe impl<A: BackingAllocator> ArenaAllocator for crate::sync::LocalArena<'_, A> {
+    #[inline]
+    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        self.try_alloc_layout(layout)
+    }
+
+    #[inline]
+    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        let fresh = self.try_alloc_layout(new)?;
+        // SAFETY: distinct live blocks; the caller's holds `old.size() <= new.size()`
+        // bytes.
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
+        Ok(fresh)
+    }
+
+    #[inline]
+    unsafe fn shrink(&self, ptr: NonNull<u8>, _old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        if ptr.as_ptr().addr() % new.align() == 0 {
+            return Ok(ptr);
+        }
+        let fresh = self.try_alloc_layout(new)?;
+        // SAFETY: distinct live blocks; the new one is `new.size()` bytes long, no more
+        // than the old one.
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
+        Ok(fresh)
+    }
+
+    #[inline]
+    unsafe fn deallocate(&self, _ptr: NonNull<u8>, _layout: Layout) {}
+}
