@@ -6,7 +6,9 @@
  * fast path is inline in this header (a load, a subtraction, a mask, a compare, a
  * store); only when the current chunk has no room does a call cross into the library
  * (bd_alloc_slow), which takes a new chunk and never fails silently. In hot loops, a
- * cursor (bd_cursor_open) keeps the bump pointer in a register.
+ * cursor (bd_cursor_open) keeps the bump pointer in a register. A virtual-memory arena
+ * (bd_vm_create: a type of its own, bumping upwards through one reserved range of
+ * address space) has its own section at the end.
  *
  *     bd_arena *arena = bd_arena_create();
  *     double *xs = bd_alloc_array(arena, 100, sizeof(double), sizeof(double));
@@ -196,15 +198,19 @@ BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size
  *     so the second compare folds away for constant alignments.
  * For bd_alloc(a, 8, 8) storing a value, gcc -O2 emits (x86_64; plus a push/pop of a
  * register that only the slow call needs):
- *     test rdi,rdi ; je slow                 <- the NULL check (see BD_NO_NULL_CHECK)
+ *     test rdi,rdi ; je null                 <- the NULL check (see BD_NO_NULL_CHECK)
  *     mov rax,[rdi] ; sub rax,8 ; and rax,-8 ; cmp rax,[rdi+8] ; jb slow
  *     mov [rdi],rax ; mov [rax],value ; ret
  * Without the NULL check that is 8 instructions and one branch, as the Rust fast path;
  * tests/fast_path_asm.rs counts them and fails if they grow.
  *
- * Define BD_NO_NULL_CHECK before including this header to drop the NULL-arena check
- * from the inline functions (a NULL arena is then undefined behaviour there): one test
- * and one branch less per allocation, for code that checked its arena once.
+ * The NULL check costs a test and a branch (fused into one micro-op on current x86) per
+ * call, but not per iteration of a loop: its branch sets errno and returns NULL inline,
+ * so gcc sees the arena cannot be NULL once the loop has gone round, and keeps the check
+ * out of the loop's cycle (hoisted before the loop when the loop stops on NULL; after the
+ * slow call only, otherwise). tests/fast_path_asm.rs checks the loop body is the same
+ * with and without it. Define BD_NO_NULL_CHECK before including this header to drop the
+ * check anyway (a NULL arena is then undefined behaviour in the inline functions).
  */
 BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
 {
@@ -550,7 +556,7 @@ BD_INLINE_ uintptr_t bd_vm_bump_(uintptr_t top, uintptr_t committed, size_t size
  * emits (x86_64):
  *     test rdi,rdi ; je null                 <- the NULL check (see BD_NO_NULL_CHECK)
  *     mov rax,[rdi] ; add rax,15 ; and rax,-16 ; lea rdx,[rax+64]
- *     cmp rdx,[rdi+8] ; ja slow ; mov [rdi],rdx ; ret
+ *     cmp [rdi+8],rdx ; jb slow ; mov [rdi],rdx ; ret
  * one instruction more than bumping down (the size and the rounding cannot share one
  * subtraction); tests/fast_path_asm.rs counts them. In loops, gcc hoists the NULL check
  * out of the loop (see bd_alloc). A cursor (bd_vm_cursor_open) keeps `top` in a register.
@@ -662,19 +668,18 @@ void *bd_vm_alloc_zeroed(bd_vm_arena *arena, size_t size, size_t align);
 void *bd_vm_calloc(bd_vm_arena *arena, size_t count, size_t size, size_t align);
 
 /*
- * Resizes the block at `ptr`, of `old_size` bytes and allocated with an alignment of at
- * least `align`, to `new_size` bytes aligned to `align`:
+ * Resizes the block at `ptr`, of `old_size` bytes and allocated (or last resized) with
+ * alignment `align`, to `new_size` bytes with the same alignment:
  *   - the newest block (nothing allocated after it) grows or shrinks in place: no copy,
  *     and a shrink gives the tail back to the arena;
- *   - any other block shrinks in place (the tail stays unused until a reset) and grows
- *     by moving to a new block: `old_size` bytes are copied, the old block is left as
- *     is (still valid, but no longer yours to use);
- *   - a block not aligned to `align` moves to one that is.
+ *   - any other block shrinks (or keeps its size) in place, the tail staying unused
+ *     until a reset, and grows by moving to a new block: `old_size` bytes are copied,
+ *     the old block is left as is (no longer yours to use).
  * `ptr` NULL with `old_size` 0 is bd_vm_alloc_slow(arena, new_size, align). Returns the
  * block (== ptr when in place), or NULL with errno EINVAL (NULL arena, NULL ptr with a
  * non-zero old_size, a bad alignment, a size larger than PTRDIFF_MAX once aligned) or
  * ENOMEM; on failure the old block is untouched and still valid. The alignment is part
- * of the call (unlike realloc) because a moved block must keep it.
+ * of the call, unlike realloc's, because a moved block must keep it.
  */
 void *bd_vm_realloc_last(bd_vm_arena *arena, void *ptr, size_t old_size, size_t new_size, size_t align);
 

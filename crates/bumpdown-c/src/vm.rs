@@ -201,12 +201,12 @@ pub unsafe extern "C" fn bd_vm_calloc(arena: *mut bd_vm_arena, count: usize, siz
     unsafe { bd_vm_alloc_zeroed(arena, total, align) }
 }
 
-/// Resizes the block at `ptr` (`old_size` bytes, aligned to `align`): in place when it
-/// is the newest allocation, otherwise a shrink keeps it and a growth copies it.
+/// Resizes the block at `ptr` (`old_size` bytes, alignment `align`): in place when it is
+/// the newest allocation, otherwise a shrink keeps it and a growth copies it.
 ///
 /// # Safety
 /// `arena` is NULL or a live handle; `ptr` is NULL (with `old_size` 0) or a live block
-/// of this arena of `old_size` bytes, allocated with an alignment of at least `align`.
+/// of this arena of `old_size` bytes, allocated (or last resized) with alignment `align`.
 #[no_mangle]
 pub unsafe extern "C" fn bd_vm_realloc_last(
     arena: *mut bd_vm_arena,
@@ -231,11 +231,13 @@ pub unsafe extern "C" fn bd_vm_realloc_last(
                 Err(err) => null_with(alloc_errno(err)),
             };
         };
-        let resized = if new_size >= old_size {
-            // SAFETY: a live block of this arena with `old` (the caller), growing.
+        // Not `grow` for equal sizes: it would move a block that is not the newest.
+        let resized = if new_size > old_size {
+            // SAFETY: a live block of this arena with layout `old` (the caller), growing.
             unsafe { arena.grow(block, old, new) }
         } else {
-            // SAFETY: a live block of this arena with `old` (the caller), shrinking.
+            // SAFETY: a live block of this arena with layout `old` (the caller), not
+            // growing; with the same alignment it stays in place.
             unsafe { arena.shrink(block, old, new) }
         };
         match resized {

@@ -811,17 +811,15 @@ static void test_vm_realloc_last(void)
     moved = bd_vm_realloc_last(vm, p, 20, 500, 8);
     CHECK(moved != NULL && moved != p && moved >= r + 10 && aligned(moved, 8) && intact(moved, 20, 1));
     CHECK(vm->top == moved + 500);
-    /* A stricter alignment than the block has moves it (even the newest). */
-    q = bd_vm_alloc(vm, 24, 8);
-    CHECK(q != NULL && vm->top == q + 24);
-    if ((uintptr_t)q % 4096 == 0)
-        q = bd_vm_alloc(vm, 24, 8); /* not aligned to 4096, then */
+    /* A moved block keeps its alignment; equal sizes stay put, newest or not. */
+    q = bd_vm_alloc(vm, 24, 4096);
+    CHECK(q != NULL && aligned(q, 4096));
     fill(q, 24, 2);
+    CHECK(bd_vm_alloc(vm, 1, 1) != NULL);
+    CHECK(bd_vm_realloc_last(vm, q, 24, 24, 4096) == q);
     r = bd_vm_realloc_last(vm, q, 24, 48, 4096);
     CHECK(r != NULL && r != q && aligned(r, 4096) && intact(r, 24, 2) && vm->top == r + 48);
-    /* Equal size: nothing to do. */
-    CHECK(bd_vm_realloc_last(vm, r, 48, 48, 8) == r && vm->top == r + 48);
-
+    CHECK(bd_vm_realloc_last(vm, r, 48, 48, 4096) == r && vm->top == r + 48);
     /* Bad input leaves the block where and as it was. */
     q = bd_vm_alloc(vm, 64, 16);
     CHECK(q != NULL);
