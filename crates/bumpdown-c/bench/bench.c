@@ -1,13 +1,15 @@
 /*
  * Seed 004's benchmark through the bumpdown C API: 10 million allocations of 64 bytes,
  * each written, then everything freed; twice (a cold pass on a fresh allocator, a warm
- * pass after the reset), with the bumpdown arena and with malloc + free.
+ * pass after the reset), with the bumpdown arena (bd_alloc and a cursor), the
+ * virtual-memory arena (bd_vm_alloc and a cursor) and with malloc + free.
  *
  *     bench <capacity-bytes>
  *
  * The arena is a growable one whose limit is the capacity (bytes held from malloc,
  * chunk headers included): with too small a capacity, allocation stops at the limit and
- * the bench reports how many succeeded. Each contender runs in a child process of its
+ * the bench reports how many succeeded. The virtual-memory arena reserves the capacity
+ * and keeps its pages on reset (BD_VM_KEEP_PAGES, populated ahead: the defaults). Each contender runs in a child process of its
  * own, so RSS and page faults are its own. Reports ns/op, speed-up, the growth of the
  * peak RSS (getrusage), page faults, and hardware counters through perf_event_open
  * where the kernel allows it ("n/a" where it does not). Timings are wall-clock, one run:
@@ -134,7 +136,7 @@ typedef struct pass {
 
 typedef struct result {
     pass cold, warm;
-    size_t held;       /* bytes the arena held at the end (bumpdown only) */
+    size_t held;       /* bytes the arena held (committed, for bd_vm) at the end */
     int counters_errno; /* why a counter is n/a (0: all available) */
 } result;
 
@@ -196,6 +198,48 @@ static long long cursor_pass(void *ctx, int *err)
     return i;
 }
 
+/* The virtual-memory arena, bumping up; keeps its pages across the reset. */
+static long long vm_pass(void *ctx, int *err)
+{
+    bd_vm_arena *vm = (bd_vm_arena *)ctx;
+    long long i;
+    for (i = 0; i < OPS; i++) {
+        uint64_t *p = (uint64_t *)bd_vm_alloc(vm, SIZE, ALIGN);
+        if (p == NULL) {
+            *err = errno;
+            break;
+        }
+        *p = (uint64_t)i;
+        ESCAPE_POINTER(p);
+    }
+    bd_vm_reset(vm);
+    return i;
+}
+
+/* The same through a virtual-memory cursor. */
+static long long vm_cursor_pass(void *ctx, int *err)
+{
+    bd_vm_arena *vm = (bd_vm_arena *)ctx;
+    bd_vm_cursor c;
+    long long i;
+    if (bd_vm_cursor_open(&c, vm) != BD_OK) {
+        *err = errno;
+        return 0;
+    }
+    for (i = 0; i < OPS; i++) {
+        uint64_t *p = (uint64_t *)bd_vm_cursor_alloc(&c, SIZE, ALIGN);
+        if (p == NULL) {
+            *err = errno;
+            break;
+        }
+        *p = (uint64_t)i;
+        ESCAPE_POINTER(p);
+    }
+    bd_vm_cursor_close(&c);
+    bd_vm_reset(vm);
+    return i;
+}
+
 static long long malloc_pass(void *ctx, int *err)
 {
     long long i;
@@ -251,7 +295,7 @@ static void measure(pass_fn fn, void *ctx, counters *c, pass *out)
     out->faults = (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt);
 }
 
-enum contender { BUMPDOWN, CURSOR, MALLOC, BARE };
+enum contender { BUMPDOWN, CURSOR, VM, VM_CURSOR, MALLOC, BARE };
 
 /* Runs one contender in a child process; its result comes back through a pipe. */
 static int run_child(enum contender who, size_t capacity, result *res)
@@ -286,6 +330,16 @@ static int run_child(enum contender who, size_t capacity, result *res)
             if (bd_arena_stats(arena, &stats) == BD_OK)
                 r.held = stats.held;
             bd_arena_destroy(arena);
+        } else if (who == VM || who == VM_CURSOR) {
+            bd_vm_arena *vm = bd_vm_create(capacity);
+            bd_vm_stats stats;
+            if (vm == NULL)
+                _exit(2);
+            measure(who == VM_CURSOR ? vm_cursor_pass : vm_pass, vm, &c, &r.cold);
+            measure(who == VM_CURSOR ? vm_cursor_pass : vm_pass, vm, &c, &r.warm);
+            if (bd_vm_arena_stats(vm, &stats) == BD_OK)
+                r.held = stats.committed;
+            bd_vm_destroy(vm);
         } else if (who == MALLOC) {
             measure(malloc_pass, NULL, &c, &r.cold);
             measure(malloc_pass, NULL, &c, &r.warm);
@@ -311,7 +365,7 @@ static int run_child(enum contender who, size_t capacity, result *res)
     return 0;
 }
 
-#define NCOLS 6
+#define NCOLS 10
 
 /* ----- Report --------------------------------------------------------------------- */
 
@@ -337,7 +391,7 @@ int main(int argc, char **argv)
 {
     size_t capacity;
     char *end;
-    result bump, cursor, sys, floor;
+    result bump, cursor, vm, vm_cursor, sys, floor;
     const pass *cols[NCOLS];
     int i;
     if (argc != 2) {
@@ -351,6 +405,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (run_child(BUMPDOWN, capacity, &bump) != 0 || run_child(CURSOR, capacity, &cursor) != 0 ||
+        run_child(VM, capacity, &vm) != 0 || run_child(VM_CURSOR, capacity, &vm_cursor) != 0 ||
         run_child(MALLOC, capacity, &sys) != 0 || run_child(BARE, capacity, &floor) != 0) {
         fprintf(stderr, "a benchmark child failed\n");
         return 1;
@@ -359,14 +414,21 @@ int main(int argc, char **argv)
     cols[1] = &bump.warm;
     cols[2] = &cursor.cold;
     cols[3] = &cursor.warm;
-    cols[4] = &sys.cold;
-    cols[5] = &sys.warm;
+    cols[4] = &vm.cold;
+    cols[5] = &vm.warm;
+    cols[6] = &vm_cursor.cold;
+    cols[7] = &vm_cursor.warm;
+    cols[8] = &sys.cold;
+    cols[9] = &sys.warm;
 
     printf("%ld allocations of %d bytes (aligned to %d), each written, then reset / freed;\n", OPS, SIZE, ALIGN);
-    printf("bumpdown arena limit (capacity): %zu bytes; each contender in its own process\n\n", capacity);
-    printf("| | bd_alloc cold | bd_alloc warm | bd_cursor_alloc cold | bd_cursor_alloc warm | malloc+free cold "
+    printf("bumpdown arena limit and bd_vm reservation (capacity): %zu bytes; each contender in its own "
+           "process\n\n",
+           capacity);
+    printf("| | bd_alloc cold | bd_alloc warm | bd_cursor_alloc cold | bd_cursor_alloc warm | bd_vm_alloc cold "
+           "| bd_vm_alloc warm | bd_vm_cursor_alloc cold | bd_vm_cursor_alloc warm | malloc+free cold "
            "| malloc+free warm |\n");
-    printf("|---|---|---|---|---|---|---|\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
     printf("| allocations that succeeded |");
     for (i = 0; i < NCOLS; i++)
         printf(" %lld |", cols[i]->ok);
@@ -374,7 +436,7 @@ int main(int argc, char **argv)
     for (i = 0; i < NCOLS; i++)
         printf(" %.2f |", per_op(cols[i], cols[i]->ns));
     printf("\n| speed-up (malloc ns / this ns) |");
-    for (i = 0; i < 4; i++) {
+    for (i = 0; i < NCOLS - 2; i++) {
         const pass *m = (i % 2) ? &sys.warm : &sys.cold;
         printf(" %.2fx |", per_op(m, m->ns) / per_op(cols[i], cols[i]->ns));
     }
@@ -395,11 +457,17 @@ int main(int argc, char **argv)
            "%.2f ns per op cold, %.2f ns warm (%ld and %ld page faults).\n",
            OPS * SIZE, per_op(&floor.cold, floor.cold.ns), per_op(&floor.warm, floor.warm.ns), floor.cold.faults,
            floor.warm.faults);
-    printf("bumpdown held %zu bytes from malloc at the end (chunks kept across the reset).\n", bump.held);
+    printf("bumpdown held %zu bytes from malloc at the end (chunks kept across the reset); bd_vm had "
+           "%zu bytes committed.\n",
+           bump.held, vm.held);
     if (bump.cold.ok < OPS || bump.warm.ok < OPS)
         printf("The arena reached its limit: %lld of %ld allocations succeeded in the cold pass, "
                "%lld in the warm pass (then %s); through a cursor %lld and %lld.\n",
                bump.cold.ok, OPS, bump.warm.ok, strerror(bump.cold.errno_at_stop), cursor.cold.ok, cursor.warm.ok);
+    if (vm.cold.ok < OPS || vm.warm.ok < OPS)
+        printf("The virtual-memory arena ran out of its reservation: %lld of %ld allocations succeeded in the "
+               "cold pass, %lld in the warm pass (then %s); through a cursor %lld and %lld.\n",
+               vm.cold.ok, OPS, vm.warm.ok, strerror(vm.cold.errno_at_stop), vm_cursor.cold.ok, vm_cursor.warm.ok);
     if (bump.counters_errno != 0)
         printf("Some hardware counters are n/a: perf_event_open said \"%s\" (no PMU in this VM, "
                "or kernel.perf_event_paranoid above 2).\n",

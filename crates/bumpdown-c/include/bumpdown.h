@@ -6,7 +6,9 @@
  * fast path is inline in this header (a load, a subtraction, a mask, a compare, a
  * store); only when the current chunk has no room does a call cross into the library
  * (bd_alloc_slow), which takes a new chunk and never fails silently. In hot loops, a
- * cursor (bd_cursor_open) keeps the bump pointer in a register.
+ * cursor (bd_cursor_open) keeps the bump pointer in a register. A virtual-memory arena
+ * (bd_vm_create: a type of its own, bumping upwards through one reserved range of
+ * address space) has its own section at the end.
  *
  *     bd_arena *arena = bd_arena_create();
  *     double *xs = bd_alloc_array(arena, 100, sizeof(double), sizeof(double));
@@ -106,9 +108,9 @@ bd_arena *bd_arena_create_with(const bd_options *opts);
  *     bd_arena *arena = bd_arena_create_fixed(buf, sizeof buf); */
 bd_arena *bd_arena_create_fixed(void *buf, size_t len);
 
-/* (Reserved: a virtual-memory arena, reserving address space up front and committing
- * pages as it grows, will be created by a bd_arena_create_vm() once the Rust core has
- * one. Everything below will work on it unchanged.) */
+/* (A virtual-memory arena, reserving address space up front and committing pages as it
+ * grows, bumps upwards: it is a different type, bd_vm_arena, with functions of its own;
+ * see "The virtual-memory arena" below.) */
 
 /* Frees the arena and everything allocated from it (for a fixed arena, only forgets
  * the buffer; it is yours again). NULL is ignored. The pointer must not be used again. */
@@ -196,22 +198,31 @@ BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size
  *     so the second compare folds away for constant alignments.
  * For bd_alloc(a, 8, 8) storing a value, gcc -O2 emits (x86_64; plus a push/pop of a
  * register that only the slow call needs):
- *     test rdi,rdi ; je slow                 <- the NULL check (see BD_NO_NULL_CHECK)
+ *     test rdi,rdi ; je null                 <- the NULL check (see BD_NO_NULL_CHECK)
  *     mov rax,[rdi] ; sub rax,8 ; and rax,-8 ; cmp rax,[rdi+8] ; jb slow
  *     mov [rdi],rax ; mov [rax],value ; ret
  * Without the NULL check that is 8 instructions and one branch, as the Rust fast path;
  * tests/fast_path_asm.rs counts them and fails if they grow.
  *
- * Define BD_NO_NULL_CHECK before including this header to drop the NULL-arena check
- * from the inline functions (a NULL arena is then undefined behaviour there): one test
- * and one branch less per allocation, for code that checked its arena once.
+ * The NULL check costs a test and a branch (fused into one micro-op on current x86) per
+ * call, but not per iteration of a loop: its branch sets errno and returns NULL inline,
+ * so gcc sees the arena cannot be NULL once the loop has gone round, and keeps the check
+ * out of the loop's cycle (hoisted before the loop when the loop stops on NULL; after the
+ * slow call only, otherwise). tests/fast_path_asm.rs checks the loop body is the same
+ * with and without it. Define BD_NO_NULL_CHECK before including this header to drop the
+ * check anyway (a NULL arena is then undefined behaviour in the inline functions).
  */
 BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
 {
     uintptr_t p;
 #ifndef BD_NO_NULL_CHECK
-    if (BD_UNLIKELY_(arena == NULL))
-        return bd_alloc_slow(arena, size, align);
+    /* Inline rather than a call to bd_alloc_slow (which would report the same): the
+     * compiler then sees that a NULL arena yields NULL, and hoists this check out of
+     * loops that stop on NULL, or keeps it off the loop's fast cycle (see above). */
+    if (BD_UNLIKELY_(arena == NULL)) {
+        errno = EINVAL;
+        return NULL;
+    }
 #endif
     p = bd_bump_(BD_TO_ADDR_(arena->top), BD_TO_ADDR_(arena->bottom), size, align);
     if (BD_UNLIKELY_(p == 0))
@@ -411,6 +422,295 @@ typedef struct bd_stats {
 
 /* Fills *out with the arena's statistics. Walks the chunk list. BD_OK or BD_ERR_NULL. */
 int bd_arena_stats(bd_arena *arena, bd_stats *out);
+
+/* ----- The virtual-memory arena --------------------------------------------------- */
+
+/*
+ * A virtual-memory arena reserves one range of address space up front (address space
+ * costs nothing until used: reserve generously) and makes the low end of it usable in
+ * growing batches as it fills, each batch faulted in ahead of use in one system call
+ * (Linux 5.14+; opt out with BD_VM_NO_POPULATE). It bumps UPWARDS, so it is a type of
+ * its own (bd_vm_arena, never a bd_arena) with functions of its own:
+ *   - nothing ever moves and all allocations lie in one range;
+ *   - the newest block can grow in place, without copying (bd_vm_realloc_last);
+ *   - there are no chunk headers and no slow path once the pages are committed: after
+ *     bd_vm_reset, a pass over the same memory is a plain bump;
+ *   - running out of the reservation is ENOMEM, never a crash.
+ * 64-bit Linux and macOS only.
+ *
+ *     bd_vm_arena *vm = bd_vm_create((size_t)1 << 30);    // reserve 1 GiB
+ *     char *buf = bd_vm_alloc(vm, 100, 1);
+ *     buf = bd_vm_realloc_last(vm, buf, 100, 5000, 1);     // in place: it is the newest
+ *     bd_vm_reset(vm);                                     // O(1); keeps the pages
+ *     bd_vm_destroy(vm);                                   // gives the range back
+ *
+ * Only ever handled through a pointer from bd_vm_create*. Its first two fields are the
+ * free range, visible for the inline fast path (they are the first two fields of the
+ * Rust `bumpdown::VmArena`, which is repr(C); a test checks they agree). Invariants the
+ * fast path relies on (the library keeps them; C code must never write these fields
+ * other than through bd_vm_alloc and bd_vm_cursor_close):
+ *   0 < top <= committed <= PTRDIFF_MAX;  committed is a multiple of BD_VM_PAGE_ALIGN.
+ * A new arena has top == committed (nothing committed): the first allocation of one byte
+ * or more takes the slow path.
+ */
+typedef struct bd_vm_arena {
+    unsigned char *top;       /* the next allocation starts here (after alignment); moves up */
+    unsigned char *committed; /* the end of the usable part: no allocation ends past it */
+    /* opaque rest: allocated and owned by the library */
+} bd_vm_arena;
+
+/* `committed` is always a multiple of this, so rounding `top` up to an alignment of at
+ * most this many bytes cannot pass `committed`. */
+#define BD_VM_PAGE_ALIGN ((size_t)4096)
+
+/* bd_vm_options.flags: don't fault each committed batch in ahead of use (one page fault
+ * per page on first touch instead). */
+#define BD_VM_NO_POPULATE 1
+/* bd_vm_options.flags: ask for transparent huge pages (MADV_HUGEPAGE). Measure first: on
+ * virtual machines huge pages can make first touch slower. */
+#define BD_VM_HUGE_PAGES 2
+/* bd_vm_options.reset_policy: bd_vm_reset keeps every page (the default), so the next
+ * pass over the memory takes no page fault. */
+#define BD_VM_KEEP_PAGES 0
+/* bd_vm_options.reset_policy: bd_vm_reset gives the pages past the first
+ * `release_above` bytes back to the system (resident memory drops after a peak; they read
+ * as zeros and are faulted in again when next used). */
+#define BD_VM_RELEASE_ABOVE 1
+
+/* Options of a virtual-memory arena. Zero-initialize, set `reserve` and what you need:
+ *     bd_vm_options opts = {0};
+ *     opts.reserve = (size_t)64 << 30;
+ *     opts.reset_policy = BD_VM_RELEASE_ABOVE;
+ *     opts.release_above = 16u << 20;
+ *     bd_vm_arena *vm = bd_vm_create_with(&opts); */
+typedef struct bd_vm_options {
+    /* Bytes of address space to reserve (rounded up to 16 KiB; at most half the address
+     * space). */
+    size_t reserve;
+    /* The largest step in which memory is committed; steps double from 64 KiB up to it
+     * (0: 8 MiB). */
+    size_t commit_batch;
+    /* Most bytes committed (0: the whole reservation may be). Requests past it fail with
+     * ENOMEM. */
+    size_t limit;
+    /* With reset_policy BD_VM_RELEASE_ABOVE: the bytes whose pages a reset keeps. */
+    size_t release_above;
+    /* 0, or BD_VM_NO_POPULATE and/or BD_VM_HUGE_PAGES or'ed together. */
+    int flags;
+    /* BD_VM_KEEP_PAGES (0) or BD_VM_RELEASE_ABOVE. */
+    int reset_policy;
+} bd_vm_options;
+
+/* A virtual-memory arena reserving `reserve` bytes, default options (populate ahead,
+ * keep pages on reset). Returns NULL with errno EINVAL if `reserve` is absurd (more than
+ * half the address space) or ENOMEM if the system refuses the reservation. */
+bd_vm_arena *bd_vm_create(size_t reserve);
+
+/* A virtual-memory arena with options. Returns NULL with errno EINVAL for NULL `opts`,
+ * unknown flags or reset policy, or an absurd reservation; ENOMEM if the system refuses
+ * the reservation. */
+bd_vm_arena *bd_vm_create_with(const bd_vm_options *opts);
+
+/* Frees the arena and gives its whole reservation back. NULL is ignored. */
+void bd_vm_destroy(bd_vm_arena *arena);
+
+/* The slow path of bd_vm_alloc, and a complete allocation for FFI users: commits more
+ * of the reservation when needed. Returns NULL with errno EINVAL (NULL arena; align zero
+ * or not a power of two; size larger than PTRDIFF_MAX once aligned) or ENOMEM (the
+ * reservation or the limit is exhausted, or the system refused to commit). */
+void *bd_vm_alloc_slow(bd_vm_arena *arena, size_t size, size_t align);
+
+/* The upward bump (internal): where a block of `size` bytes aligned to `align` starts in
+ * top..committed, or 0 when it does not fit or `align` is zero or not a power of two. */
+BD_INLINE_ uintptr_t bd_vm_bump_(uintptr_t top, uintptr_t committed, size_t size, size_t align)
+{
+    uintptr_t p, mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
+    /* Folds for a constant alignment. align == 0 passes here and fails below. */
+    if (BD_UNLIKELY_((align & mask) != 0))
+        return 0;
+    /* Cannot wrap for a power of two: top <= PTRDIFF_MAX and mask < 2^63. */
+    p = (top + mask) & ~mask;
+    /* With align <= BD_VM_PAGE_ALIGN (committed a multiple of it, top <= committed),
+     * top <= p <= committed: folds away for constant alignments. Otherwise one unsigned
+     * compare catches p past committed, and align == 0 (which made p 0, below top). */
+    if (mask >= BD_VM_PAGE_ALIGN && BD_UNLIKELY_(p - top > committed - top))
+        return 0;
+    /* p <= committed <= PTRDIFF_MAX: p + size cannot wrap for a size <= PTRDIFF_MAX + 1,
+     * so a constant size compares the end (one lea, one compare with memory). */
+    if (BD_IS_CONSTANT_(size) && size <= (size_t)PTRDIFF_MAX) {
+        if (BD_UNLIKELY_(p + size > committed))
+            return 0;
+    } else if (BD_UNLIKELY_(size > committed - p)) {
+        return 0;
+    }
+    /* p >= top > 0: a block is never at 0. */
+    BD_ASSUME_(p != 0);
+    return p;
+}
+
+/*
+ * Allocates `size` bytes aligned to `align` (a power of two) from a virtual-memory
+ * arena: p = round_up(top, align); if size > committed - p, the slow path; else
+ * top = p + size. Uninitialized; valid until the arena is reset, rewound past it, or
+ * destroyed. Errors as bd_vm_alloc_slow. Inline; for bd_vm_alloc(vm, 64, 16) gcc -O2
+ * emits (x86_64):
+ *     test rdi,rdi ; je null                 <- the NULL check (see BD_NO_NULL_CHECK)
+ *     mov rax,[rdi] ; add rax,15 ; and rax,-16 ; lea rdx,[rax+64]
+ *     cmp [rdi+8],rdx ; jb slow ; mov [rdi],rdx ; ret
+ * one instruction more than bumping down (the size and the rounding cannot share one
+ * subtraction); tests/fast_path_asm.rs counts them. In loops, gcc hoists the NULL check
+ * out of the loop (see bd_alloc). A cursor (bd_vm_cursor_open) keeps `top` in a register.
+ */
+BD_INLINE_ void *bd_vm_alloc(bd_vm_arena *arena, size_t size, size_t align)
+{
+    uintptr_t p;
+#ifndef BD_NO_NULL_CHECK
+    if (BD_UNLIKELY_(arena == NULL)) {
+        errno = EINVAL;
+        return NULL;
+    }
+#endif
+    p = bd_vm_bump_(BD_TO_ADDR_(arena->top), BD_TO_ADDR_(arena->committed), size, align);
+    if (BD_UNLIKELY_(p == 0))
+        return bd_vm_alloc_slow(arena, size, align);
+    arena->top = BD_TO_PTR_(unsigned char *, p + size);
+    return BD_TO_PTR_(void *, p);
+}
+
+/*
+ * A cursor over a virtual-memory arena: a local copy of `top` and `committed` for hot
+ * loops, as bd_cursor is for bd_arena and under the same rules (between open and close,
+ * allocate from that arena only through the cursor; no reset, rewind, realloc,
+ * checkpoint or stats; a closed cursor refuses every allocation of one byte or more).
+ * bd_vm_alloc must store `top` back after every allocation and load it again for the
+ * next (gcc cannot keep it in a register across the possible slow call); through a
+ * cursor a loop is the bump, a compare and the program's own stores.
+ *
+ *     bd_vm_cursor c;
+ *     if (bd_vm_cursor_open(&c, vm) == BD_OK) {
+ *         for (i = 0; i < n; i++)
+ *             nodes[i] = bd_vm_cursor_alloc(&c, sizeof(struct node), 8);
+ *         bd_vm_cursor_close(&c);
+ *     }
+ */
+typedef struct bd_vm_cursor {
+    unsigned char *top;       /* the arena's `top`, moved by the cursor */
+    unsigned char *committed; /* the arena's `committed` */
+    bd_vm_arena *arena;       /* NULL when closed, or when opening failed */
+} bd_vm_cursor;
+
+/* Opens a cursor on `arena`. BD_OK, or BD_ERR_NULL (errno EINVAL) if `c` or `arena` is
+ * NULL; a cursor whose opening failed refuses every allocation of one byte or more. */
+BD_INLINE_ int bd_vm_cursor_open(bd_vm_cursor *c, bd_vm_arena *arena)
+{
+    if (BD_UNLIKELY_(c == NULL || arena == NULL)) {
+        if (c != NULL) {
+            /* An empty range that every non-empty request fails on; never dereferenced. */
+            c->top = c->committed = BD_TO_PTR_(unsigned char *, BD_VM_PAGE_ALIGN);
+            c->arena = NULL;
+        }
+        errno = EINVAL;
+        return BD_ERR_NULL;
+    }
+    c->top = arena->top;
+    c->committed = arena->committed;
+    c->arena = arena;
+    return BD_OK;
+}
+
+/* The slow path of bd_vm_cursor_alloc (internal): lends the cursor's position back to
+ * the arena for the call, then takes the new one. */
+BD_INLINE_ void *bd_vm_cursor_slow_(bd_vm_cursor *c, size_t size, size_t align)
+{
+    void *p;
+    if (c == NULL || c->arena == NULL)
+        return bd_vm_alloc_slow(NULL, size, align);
+    c->arena->top = c->top;
+    p = bd_vm_alloc_slow(c->arena, size, align);
+    c->top = c->arena->top;
+    c->committed = c->arena->committed;
+    return p;
+}
+
+/* bd_vm_alloc through a cursor: the same bump, on the cursor's copy of `top`. */
+BD_INLINE_ void *bd_vm_cursor_alloc(bd_vm_cursor *c, size_t size, size_t align)
+{
+    uintptr_t p;
+    /* Folds away when `c` is the address of a local. */
+    if (BD_UNLIKELY_(c == NULL))
+        return bd_vm_cursor_slow_(c, size, align);
+    p = bd_vm_bump_(BD_TO_ADDR_(c->top), BD_TO_ADDR_(c->committed), size, align);
+    if (BD_UNLIKELY_(p == 0))
+        return bd_vm_cursor_slow_(c, size, align);
+    c->top = BD_TO_PTR_(unsigned char *, p + size);
+    return BD_TO_PTR_(void *, p);
+}
+
+/* Writes the cursor's position back into its arena and closes it. NULL and closed
+ * cursors are ignored. */
+BD_INLINE_ void bd_vm_cursor_close(bd_vm_cursor *c)
+{
+    if (c == NULL || c->arena == NULL)
+        return;
+    c->arena->top = c->top;
+    c->arena = NULL;
+    c->top = c->committed = BD_TO_PTR_(unsigned char *, BD_VM_PAGE_ALIGN);
+}
+
+/* Like bd_vm_alloc, with the memory set to zero. Out of line: memory never handed out
+ * since the reservation was made (or since its pages were released) reads as zero
+ * already, so only the part of the block that was used before is cleared. */
+void *bd_vm_alloc_zeroed(bd_vm_arena *arena, size_t size, size_t align);
+
+/* calloc in a virtual-memory arena: `count` elements of `size` bytes, zeroed (as
+ * bd_vm_alloc_zeroed), aligned to `align`; an overflowing count * size fails with
+ * EINVAL. */
+void *bd_vm_calloc(bd_vm_arena *arena, size_t count, size_t size, size_t align);
+
+/*
+ * Resizes the block at `ptr`, of `old_size` bytes and allocated (or last resized) with
+ * alignment `align`, to `new_size` bytes with the same alignment:
+ *   - the newest block (nothing allocated after it) grows or shrinks in place: no copy,
+ *     and a shrink gives the tail back to the arena;
+ *   - any other block shrinks (or keeps its size) in place, the tail staying unused
+ *     until a reset, and grows by moving to a new block: `old_size` bytes are copied,
+ *     the old block is left as is (no longer yours to use).
+ * `ptr` NULL with `old_size` 0 is bd_vm_alloc_slow(arena, new_size, align). Returns the
+ * block (== ptr when in place), or NULL with errno EINVAL (NULL arena, NULL ptr with a
+ * non-zero old_size, a bad alignment, a size larger than PTRDIFF_MAX once aligned) or
+ * ENOMEM; on failure the old block is untouched and still valid. The alignment is part
+ * of the call, unlike realloc's, because a moved block must keep it.
+ */
+void *bd_vm_realloc_last(bd_vm_arena *arena, void *ptr, size_t old_size, size_t new_size, size_t align);
+
+/* Frees every allocation, in O(1): the bump pointer returns to the start of the
+ * reservation; pages are kept or released per the reset policy. Every checkpoint taken
+ * before becomes stale; an open cursor must be closed first. BD_OK, or BD_ERR_NULL. */
+int bd_vm_reset(bd_vm_arena *arena);
+
+/* Saves the arena's position in *out (a bd_checkpoint, as for bd_arena; a checkpoint of
+ * one arena is refused by every other). BD_OK, or BD_ERR_NULL. */
+int bd_vm_checkpoint_save(bd_vm_arena *arena, bd_checkpoint *out);
+
+/* Frees everything allocated after `cp` was taken, as bd_rewind. Returns BD_OK, or
+ * (arena untouched, errno EINVAL) BD_ERR_NULL, BD_ERR_FOREIGN_CHECKPOINT,
+ * BD_ERR_STALE_CHECKPOINT, BD_ERR_BAD_CHECKPOINT. */
+int bd_vm_rewind(bd_vm_arena *arena, const bd_checkpoint *cp);
+
+/* A snapshot of a virtual-memory arena's memory use, in bytes. */
+typedef struct bd_vm_stats {
+    /* Address space reserved. */
+    size_t reserved;
+    /* Committed: usable without a system call (what the arena holds from the system). */
+    size_t committed;
+    /* In use: from the start of the reservation to `top`, padding included. */
+    size_t used;
+    /* The most ever in use at once since the arena was created. */
+    size_t peak_used;
+} bd_vm_stats;
+
+/* Fills *out with the arena's statistics. BD_OK or BD_ERR_NULL. */
+int bd_vm_arena_stats(bd_vm_arena *arena, bd_vm_stats *out);
 
 #ifdef __cplusplus
 } /* extern "C" */

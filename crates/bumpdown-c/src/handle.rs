@@ -40,8 +40,8 @@ enum Kind {
     /// No chunks beyond the caller's buffer. `owner` is the `BufferArena` the handle
     /// points into (set right after it is written, before the handle is returned).
     Fixed { owner: Cell<*mut FixedArena> },
-    // A virtual-memory arena (address space reserved up front, pages committed as it
-    // grows) becomes a third kind here once the core has one, with its own constructor.
+    // The virtual-memory arena is not a kind of `bd_arena`: it bumps upwards, so it has
+    // a handle type of its own (`bd_vm_arena`, in `vm.rs`).
 }
 
 // SAFETY: `Heap` forwards to `Global`, which upholds the contract; `Fixed` never returns

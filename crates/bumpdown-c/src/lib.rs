@@ -29,5 +29,8 @@ mod checkpoint;
 mod errors;
 pub mod ffi;
 mod handle;
+/// The virtual-memory arena (`bd_vm_*`), where the core has one (64-bit Linux and macOS).
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+pub mod vm;
 
 pub use crate::handle::CBacking;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use bumpdown_c::ffi::{bd_checkpoint, bd_options, bd_stats};
+use bumpdown_c::vm::{bd_vm_options, bd_vm_stats};
 
 const WARNINGS: [&str; 4] = ["-Wall", "-Wextra", "-pedantic", "-Werror"];
 
@@ -72,10 +73,14 @@ fn c_suite_passes_at_o0_and_o2() {
         // The structs C passes across agree in size with the Rust side.
         let sizes = stdout.lines().find_map(|l| l.strip_prefix("SIZES ")).expect("no SIZES line");
         let expect = format!(
-            "bd_options={} bd_stats={} bd_checkpoint={} bd_arena_prefix={}",
+            "bd_options={} bd_stats={} bd_checkpoint={} bd_arena_prefix={} bd_vm_options={} bd_vm_stats={} \
+             bd_vm_arena_prefix={}",
             size_of::<bd_options>(),
             size_of::<bd_stats>(),
             size_of::<bd_checkpoint>(),
+            2 * size_of::<*mut u8>(),
+            size_of::<bd_vm_options>(),
+            size_of::<bd_vm_stats>(),
             2 * size_of::<*mut u8>(),
         );
         assert_eq!(sizes, expect);

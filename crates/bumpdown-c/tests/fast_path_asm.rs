@@ -89,8 +89,9 @@ fn count(asm: &str, symbol: &str) -> Count {
 }
 
 /// (probe, instructions including `ret`, conditional branches) without the NULL check;
-/// the NULL check adds a `test` and a branch to each.
-const BOUNDS: [(&str, usize, usize); 5] = [
+/// the NULL check adds a `test` and a branch to each. The `vm_` probes are the
+/// virtual-memory arena's upward bump (`bd_vm_alloc`).
+const BOUNDS: [(&str, usize, usize); 9] = [
     // load top, sub, and, cmp bottom, jb, store top, store value, ret: as in Rust.
     ("u64", 8, 1),
     // No alignment step for bytes.
@@ -102,6 +103,16 @@ const BOUNDS: [(&str, usize, usize); 5] = [
     // And a run-time count: the overflow check (copy, shift, branch) and the multiply
     // (a shift).
     ("array_u32", 13, 2),
+    // The virtual-memory arena bumps up: load top, add, and, lea end, cmp committed, ja,
+    // store top, store value, ret. One more than down: the size and the rounding cannot
+    // share one subtraction.
+    ("vm_u64", 9, 1),
+    // No alignment step for bytes: lea end, compare, store.
+    ("vm_u8", 7, 1),
+    // Seed 004's 64 bytes aligned to 16, no value stored.
+    ("vm_block64", 8, 1),
+    // A run-time size: committed - p compared with the size, then p + size.
+    ("vm_runtime_size", 10, 1),
 ];
 
 #[test]
@@ -164,6 +175,45 @@ fn a_cursor_keeps_top_in_a_register() {
         let stores = body.iter().filter(|i| i.starts_with("mov QWORD PTR [")).count();
         assert_eq!(stores, 1, "{symbol}: the loop stores more than the values");
     }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs gcc and objdump")]
+fn a_vm_cursor_keeps_top_in_a_register() {
+    for (defines, name, symbol) in [
+        (&[][..], "probes", "bd_probe_vm_cursor_loop"),
+        (&["-DBD_NO_NULL_CHECK"][..], "probes_nonnull", "bd_probe_vm_cursor_loop_nonnull"),
+    ] {
+        let Some(asm) = disassembly(defines, name) else { return };
+        let body = loop_body(&asm, symbol);
+        eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
+        // add, and, lea end, compare with committed, branch, keep the new top, store the
+        // value, and the loop's own counter, compare and branch.
+        assert!(body.len() <= 11, "{symbol}: loop body is {} instructions", body.len());
+        let loads: Vec<_> = body.iter().filter(|i| i.contains(",QWORD PTR [")).collect();
+        assert!(loads.is_empty(), "{symbol}: the loop reads memory: {loads:?}");
+        let stores = body.iter().filter(|i| i.starts_with("mov QWORD PTR [")).count();
+        assert_eq!(stores, 1, "{symbol}: the loop stores more than the values");
+    }
+}
+
+/// The default `bd_alloc` (with its NULL-arena check) in a loop that stops on NULL: the
+/// check is out of the loop, whose body is the bump of `BD_NO_NULL_CHECK`.
+#[test]
+#[cfg_attr(miri, ignore = "runs gcc and objdump")]
+fn the_null_check_leaves_the_loop() {
+    let Some(plain) = disassembly(&[], "probes") else { return };
+    let Some(nonnull) = disassembly(&["-DBD_NO_NULL_CHECK"], "probes_nonnull") else { return };
+    let body = loop_body(&plain, "bd_probe_alloc_loop");
+    let unchecked = loop_body(&nonnull, "bd_probe_alloc_loop_nonnull");
+    eprintln!("bd_probe_alloc_loop loop body:\n    {}", body.join("\n    "));
+    eprintln!("bd_probe_alloc_loop_nonnull loop body:\n    {}", unchecked.join("\n    "));
+    // The arena lives in a callee-saved register across the slow call; whichever it is,
+    // no `test` of it in the loop.
+    assert!(!body.iter().any(|i| i.starts_with("test ")), "the NULL check is in the loop: {body:?}");
+    assert_eq!(body.len(), unchecked.len(), "the checked loop is longer than the unchecked one");
+    // load top, sub, and, cmp bottom, branch, store top, store value, counter, cmp, branch.
+    assert!(body.len() <= 10, "loop body is {} instructions", body.len());
 }
 
 #[test]

@@ -122,3 +122,65 @@ fn bad_input_gives_null_and_errno() {
         bd_arena_destroy(null);
     }
 }
+
+#[test]
+fn vm_arena_round_trip() {
+    use bumpdown_c::vm::*;
+    // SAFETY: the handle comes from `bd_vm_create_with` and is destroyed once, last;
+    // blocks are used only while live (before the rewind and reset that free them) and
+    // resized with the size they have.
+    unsafe {
+        let opts = bd_vm_options { reserve: 1 << 20, reset_policy: BD_VM_KEEP_PAGES, ..Default::default() };
+        let vm = bd_vm_create_with(&opts);
+        assert!(!vm.is_null());
+        let p = bd_vm_alloc_slow(vm, 8, 8).cast::<u64>();
+        p.write(41);
+        // The newest block grows in place and shrinks back.
+        let buf = bd_vm_alloc_slow(vm, 10, 1).cast::<u8>();
+        buf.write_bytes(7, 10);
+        assert_eq!(bd_vm_realloc_last(vm, buf.cast(), 10, 100_000, 1), buf.cast());
+        assert_eq!(*buf.add(9), 7);
+        buf.add(99_999).write(1);
+        assert_eq!(bd_vm_realloc_last(vm, buf.cast(), 100_000, 20, 1), buf.cast());
+        // The tail given back was dirty: zeroed memory over it is cleared.
+        let z = bd_vm_calloc(vm, 100_000, 1, 1).cast::<u8>();
+        assert_eq!(z, buf.add(20));
+        assert!((0..100_000).all(|i| *z.add(i) == 0));
+        // Not the newest any more: growing moves and copies.
+        let moved = bd_vm_realloc_last(vm, buf.cast(), 20, 40, 1).cast::<u8>();
+        assert!(moved > z && *moved.add(9) == 7);
+
+        let mut cp = core::mem::MaybeUninit::<bd_checkpoint>::uninit();
+        assert_eq!(bd_vm_checkpoint_save(vm, cp.as_mut_ptr()), BD_OK);
+        let cp = cp.assume_init_ref();
+        let used = {
+            let mut s = bd_vm_stats::default();
+            assert_eq!(bd_vm_arena_stats(vm, &mut s), BD_OK);
+            s.used
+        };
+        assert!(!bd_vm_alloc_zeroed(vm, 5000, 64).is_null());
+        assert_eq!(bd_vm_rewind(vm, cp), BD_OK);
+        let mut s = bd_vm_stats::default();
+        assert_eq!(bd_vm_arena_stats(vm, &mut s), BD_OK);
+        assert_eq!((s.used, s.reserved), (used, 1 << 20));
+        assert!(s.peak_used >= used + 5000 && s.committed >= s.peak_used);
+        assert_eq!(*p, 41);
+
+        // Bad input: NULL + errno, nothing disturbed.
+        assert!(bd_vm_alloc_slow(vm, 8, 3).is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        assert!(bd_vm_alloc_slow(vm, 2 << 20, 8).is_null());
+        assert_eq!(errno(), libc::ENOMEM);
+        assert!(bd_vm_realloc_last(vm, ptr::null_mut(), 8, 16, 8).is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        assert!(bd_vm_calloc(vm, usize::MAX, 2, 1).is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        assert!(bd_vm_create_with(ptr::null()).is_null());
+        assert_eq!(errno(), libc::EINVAL);
+        assert_eq!(bd_vm_rewind(ptr::null_mut(), cp), BD_ERR_NULL);
+
+        assert_eq!(bd_vm_reset(vm), BD_OK);
+        assert_eq!(bd_vm_rewind(vm, cp), BD_ERR_STALE_CHECKPOINT);
+        bd_vm_destroy(vm);
+    }
+}

@@ -2,7 +2,7 @@
 //! library exports is declared in the header with the same signature (and nothing else
 //! is declared), the structs C passes have the same fields, the result codes and
 //! constants the same values, and the two fields C bumps are the arena's `top` and
-//! `bottom`.
+//! `bottom` (the virtual-memory arena's `top` and `committed`).
 
 mod common;
 
@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use bumpdown_c::ffi::*;
+use bumpdown_c::vm::*;
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap()
@@ -116,7 +117,7 @@ fn c_type(rust: &str) -> String {
 /// The `extern "C"` functions of the Rust source: name -> (return type, parameter types),
 /// in C spelling.
 fn rust_functions() -> BTreeMap<String, (String, Vec<String>)> {
-    let src = read("src/ffi.rs");
+    let src = read("src/ffi.rs") + &read("src/vm.rs");
     let mut out = BTreeMap::new();
     for chunk in src.split("extern \"C\" fn ").skip(1) {
         let sig = chunk[..chunk.find('{').unwrap()].split_whitespace().collect::<Vec<_>>().join(" ");
@@ -138,7 +139,8 @@ fn rust_functions() -> BTreeMap<String, (String, Vec<String>)> {
 fn every_exported_function_is_declared_alike() {
     let rust = rust_functions();
     let header = header_functions();
-    assert!(rust.len() >= 12, "parsed only {rust:?}");
+    assert!(rust.len() >= 23, "parsed only {rust:?}");
+    assert!(rust.contains_key("bd_vm_realloc_last"), "src/vm.rs not parsed");
     assert_eq!(rust, header, "src/ffi.rs (left) and include/bumpdown.h (right) disagree");
 }
 
@@ -210,9 +212,13 @@ fn rust_struct(file: &str, name: &str) -> Vec<(String, String)> {
 
 #[test]
 fn structs_have_the_same_fields() {
-    for (file, name) in
-        [("src/ffi.rs", "bd_options"), ("src/ffi.rs", "bd_stats"), ("src/checkpoint.rs", "bd_checkpoint")]
-    {
+    for (file, name) in [
+        ("src/ffi.rs", "bd_options"),
+        ("src/ffi.rs", "bd_stats"),
+        ("src/checkpoint.rs", "bd_checkpoint"),
+        ("src/vm.rs", "bd_vm_options"),
+        ("src/vm.rs", "bd_vm_stats"),
+    ] {
         let (rust, c) = (rust_struct(file, name), header_struct(name));
         assert!(!rust.is_empty());
         assert_eq!(rust, c, "{name}: Rust (left) and C (right) disagree");
@@ -220,6 +226,10 @@ fn structs_have_the_same_fields() {
     assert_eq!(
         header_struct("bd_arena"),
         [("top".to_string(), "unsigned char *".to_string()), ("bottom".to_string(), "unsigned char *".to_string())]
+    );
+    assert_eq!(
+        header_struct("bd_vm_arena"),
+        [("top".to_string(), "unsigned char *".to_string()), ("committed".to_string(), "unsigned char *".to_string())]
     );
 }
 
@@ -246,6 +256,14 @@ fn constants_agree() {
     }
     assert_eq!(header_constant("define BD_MIN_BOTTOM"), bumpdown::bumping::MIN_BOTTOM);
     assert_eq!(header_constant("define BD_CHUNK_ALIGN"), bumpdown::bumping::CHUNK_ALIGN);
+    for (name, value) in [
+        ("BD_VM_NO_POPULATE", BD_VM_NO_POPULATE),
+        ("BD_VM_HUGE_PAGES", BD_VM_HUGE_PAGES),
+        ("BD_VM_KEEP_PAGES", BD_VM_KEEP_PAGES),
+        ("BD_VM_RELEASE_ABOVE", BD_VM_RELEASE_ABOVE),
+    ] {
+        assert_eq!(header_constant(&format!("define {name} ")), value as usize, "{name}");
+    }
 }
 
 /// The header's `bd_arena` as C sees it.
@@ -288,5 +306,48 @@ fn c_prefix_is_the_arenas_top_and_bottom() {
         let p = bd_alloc_slow(fixed, 8, 8);
         assert_eq!((*prefix).top, p.cast::<u8>());
         bd_arena_destroy(fixed);
+    }
+}
+
+/// The header's `bd_vm_arena` as C sees it.
+#[repr(C)]
+struct VmPrefix {
+    top: *mut u8,
+    committed: *mut u8,
+}
+
+#[test]
+fn vm_prefix_is_the_arenas_top_and_committed() {
+    let page_align = header_constant("define BD_VM_PAGE_ALIGN");
+    // SAFETY: a handle from `bd_vm_create`, read and bumped through the header's prefix
+    // (what C does, within top..committed), destroyed once at the end.
+    unsafe {
+        let handle = bd_vm_create(1 << 20);
+        assert!(!handle.is_null());
+        let vm: &bd_vm_arena = &*handle;
+        let prefix = handle.cast::<VmPrefix>();
+        // Nothing committed yet: an empty range, not at 0.
+        assert_eq!((*prefix).top, (*prefix).committed);
+        assert!(!(*prefix).top.is_null());
+        // An allocation through the Rust API moves the word C reads as `top`, upwards.
+        let p = vm.alloc(7u64) as *mut u64;
+        assert_eq!((*prefix).top, p.cast::<u8>().add(8));
+        assert_eq!(vm.chunk_capacity(), (*prefix).committed as usize - (*prefix).top as usize);
+        assert_eq!(vm.allocated_bytes(), (*prefix).committed as usize - p as usize);
+        // What the fast path relies on: `committed` is a multiple of BD_VM_PAGE_ALIGN and
+        // at most PTRDIFF_MAX.
+        assert_eq!((*prefix).committed as usize % page_align, 0);
+        assert!((*prefix).committed as usize <= isize::MAX as usize);
+        // A bump C makes through the prefix is where Rust allocates next.
+        (*prefix).top = (*prefix).top.add(16);
+        let q = vm.alloc(1u8) as *mut u8;
+        assert_eq!(q, p.cast::<u8>().add(24));
+        assert_eq!((*prefix).top, q.add(1));
+        // The slow path keeps the invariant as it commits more.
+        let big = bd_vm_alloc_slow(handle, 300_000, 8);
+        assert!(!big.is_null());
+        assert_eq!((*prefix).top, big.cast::<u8>().add(300_000));
+        assert_eq!((*prefix).committed as usize % page_align, 0);
+        bd_vm_destroy(handle);
     }
 }

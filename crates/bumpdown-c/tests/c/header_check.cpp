@@ -44,6 +44,31 @@ int main()
     failures += limited == NULL || bd_alloc_slow(limited, 2 << 20, 8) != NULL;
     bd_arena_destroy(limited);
 
+    bd_vm_options vopts = bd_vm_options();
+    vopts.reserve = 1 << 20;
+    vopts.reset_policy = BD_VM_RELEASE_ABOVE;
+    bd_vm_arena *vm = bd_vm_create_with(&vopts);
+    failures += vm == NULL;
+    if (vm != NULL) {
+        char *buf = static_cast<char *>(bd_vm_alloc(vm, 100, 1));
+        failures += buf == NULL || bd_vm_realloc_last(vm, buf, 100, 200, 1) != buf;
+        failures += bd_vm_calloc(vm, 4, sizeof(int), alignof(int)) == NULL;
+        failures += bd_vm_alloc_zeroed(vm, 8, 8) == NULL;
+        bd_vm_cursor vc;
+        failures += bd_vm_cursor_open(&vc, vm) != BD_OK || bd_vm_cursor_alloc(&vc, 64, 16) == NULL;
+        bd_vm_cursor_close(&vc);
+        bd_checkpoint vcp;
+        failures += bd_vm_checkpoint_save(vm, &vcp) != BD_OK || bd_vm_alloc_slow(vm, 32, 32) == NULL;
+        failures += bd_vm_rewind(vm, &vcp) != BD_OK;
+        bd_vm_stats vstats;
+        // 200 (grown in place) + 16 + 8 + 64; the 32 after the checkpoint are rewound.
+        failures += bd_vm_arena_stats(vm, &vstats) != BD_OK || vstats.used != 288;
+        failures += bd_vm_reset(vm) != BD_OK;
+        bd_vm_destroy(vm);
+    }
+    errno = 0;
+    failures += bd_vm_alloc(NULL, 8, 8) != NULL || errno != EINVAL;
+
     if (failures != 0) {
         std::fprintf(stderr, "%d C++ check(s) failed\n", failures);
         return 1;

@@ -66,3 +66,64 @@ NOINLINE void PROBE(cursor_loop)(bd_arena *a, size_t n)
     }
     bd_cursor_close(&c);
 }
+
+/* A loop through bd_alloc that stops on NULL: the NULL-arena check is hoisted out of
+ * the loop (the header's NULL branch returns NULL where the compiler can see it). */
+NOINLINE long PROBE(alloc_loop)(bd_arena *a, long n)
+{
+    long i;
+    for (i = 0; i < n; i++) {
+        uint64_t *p = (uint64_t *)bd_alloc(a, sizeof *p, 8);
+        if (p == NULL)
+            break;
+        *p = (uint64_t)i;
+    }
+    return i;
+}
+
+/* ----- The virtual-memory arena: the upward bump ----- */
+
+/* A u64, stored. */
+NOINLINE uint64_t *PROBE(vm_u64)(bd_vm_arena *a, uint64_t v)
+{
+    uint64_t *p = (uint64_t *)bd_vm_alloc(a, sizeof *p, 8);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* One byte: no alignment step. */
+NOINLINE unsigned char *PROBE(vm_u8)(bd_vm_arena *a, unsigned char v)
+{
+    unsigned char *p = (unsigned char *)bd_vm_alloc(a, 1, 1);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* Seed 004's allocation. */
+NOINLINE void *PROBE(vm_block64)(bd_vm_arena *a)
+{
+    return bd_vm_alloc(a, 64, 16);
+}
+
+/* A size known only at run time. */
+NOINLINE void *PROBE(vm_runtime_size)(bd_vm_arena *a, size_t n)
+{
+    return bd_vm_alloc(a, n, 8);
+}
+
+/* A loop through a VM cursor: `top` stays in a register. */
+NOINLINE void PROBE(vm_cursor_loop)(bd_vm_arena *a, size_t n)
+{
+    bd_vm_cursor c;
+    size_t i;
+    if (bd_vm_cursor_open(&c, a) != BD_OK)
+        return;
+    for (i = 0; i < n; i++) {
+        uint64_t *p = (uint64_t *)bd_vm_cursor_alloc(&c, sizeof *p, 8);
+        if (p)
+            *p = i;
+    }
+    bd_vm_cursor_close(&c);
+}

@@ -3,6 +3,7 @@
 #include "bumpdown.h"
 
 void *use_every_inline(bd_arena *arena, size_t n);
+void *use_every_vm_inline(bd_vm_arena *vm, size_t n);
 
 void *use_every_inline(bd_arena *arena, size_t n)
 {
@@ -17,4 +18,17 @@ void *use_every_inline(bd_arena *arena, size_t n)
         bd_cursor_close(&cur);
     }
     return a != NULL && b != NULL && c != NULL && e != NULL ? d : NULL;
+}
+
+void *use_every_vm_inline(bd_vm_arena *vm, size_t n)
+{
+    void *a = bd_vm_alloc(vm, n, 8);
+    void *b = bd_vm_alloc(vm, 64, 16);
+    bd_vm_cursor cur;
+    void *c = NULL;
+    if (bd_vm_cursor_open(&cur, vm) == BD_OK) {
+        c = bd_vm_cursor_alloc(&cur, n, 4096);
+        bd_vm_cursor_close(&cur);
+    }
+    return a != NULL && c != NULL ? b : NULL;
 }
