@@ -53,6 +53,18 @@ pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
 }
 
 /// A thread's allocation state; see the module invariant.
+///
+/// ```
+/// use bumpdown_global::{chunk_size, Heap, Mode};
+///
+/// // One heap per thread; `with_heap` reaches the current thread's.
+/// let csz = chunk_size(100, Mode::Recycle).unwrap();
+/// // SAFETY: csz comes from chunk_size; nothing inside the closure allocates through it.
+/// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, &|| 1 << 30)) };
+/// assert!(!p.is_null() && p.addr() % 16 == 0);
+/// // SAFETY: p is a live chunk of csz bytes that we give up.
+/// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
+/// ```
 pub struct Heap {
     cur: *mut u8,
     end: usize,
@@ -64,7 +76,7 @@ pub struct Heap {
 impl Heap {
     /// The empty heap (no window, empty lists).
     pub const EMPTY: Heap =
-        Heap { cur: ptr::null_mut(), end: 0, fresh: 0, window: FIRST_WINDOW, free: [ptr::null_mut(); CLASSES] };
+        Heap { cur: ptr::null_mut(), end: 0, fresh: 0, window: 0, free: [ptr::null_mut(); CLASSES] };
 
     /// Bytes left in the window.
     #[inline(always)]
@@ -186,11 +198,12 @@ impl Heap {
         let Some(need) = crate::classes::checked_round_up(need, region::PAGE) else {
             return false;
         };
-        let want = if need > self.window { need } else { self.window };
+        let window = if self.window == 0 { FIRST_WINDOW } else { self.window };
+        let want = if need > window { need } else { window };
         let Some((start, len)) = region::carve(need, want) else {
             return false;
         };
-        self.window = (self.window * 2).min(MAX_WINDOW);
+        self.window = (window * 2).min(MAX_WINDOW);
         if start.addr() == self.end {
             // Adjacent: the newest block can keep growing in place.
             self.end += len;
