@@ -41,12 +41,22 @@ pub enum Mode {
 }
 
 /// The chunk size the region uses for a request of `size` bytes in `mode`, or `None`
-/// when the region does not serve it (too large for a class, or overflowing).
+/// when the region does not serve it (too large for a class, or overflowing). Never 0.
+///
+/// ```
+/// use bumpdown_global::{chunk_size, Mode};
+/// assert_eq!(chunk_size(0, Mode::Bump), Some(16));
+/// assert_eq!(chunk_size(100, Mode::Bump), Some(112));
+/// assert_eq!(chunk_size(1100, Mode::Recycle), Some(1280));
+/// assert_eq!(chunk_size(1 << 20, Mode::Recycle), None);
+/// ```
 #[inline(always)]
 pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
     match mode {
         Mode::Recycle if size <= CLASS_MAX => Some(class_size(class_of(size))),
         Mode::Recycle => None,
+        // Size 0 takes a grain too: every block's start lies strictly inside the region.
+        Mode::Bump if size == 0 => Some(GRAIN),
         Mode::Bump if size <= isize::MAX as usize / 2 => crate::classes::checked_round_up(size, GRAIN),
         Mode::Bump => None,
     }

@@ -52,11 +52,19 @@ fn region_chunk<const ZERO: bool>(total: usize, align: usize, mode: Mode) -> Opt
     }
 }
 
+/// Bytes a chunk needs for an `n`-byte payload `offset` bytes in. Zero-byte payloads
+/// count as one, so the caller's pointer is always strictly inside its chunk (and so
+/// inside the region: `free` finds it by address).
+#[inline(always)]
+fn chunk_total(n: usize, offset: usize) -> Option<usize> {
+    n.max(1).checked_add(offset)
+}
+
 /// `malloc`.
 #[inline(always)]
 pub fn malloc(n: usize) -> *mut u8 {
     let mode = mode();
-    if let Some((c, csz)) = n.checked_add(HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
+    if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
         // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 16-aligned.
         return unsafe { finish(c, HDR, csz) };
     }
@@ -66,8 +74,8 @@ pub fn malloc(n: usize) -> *mut u8 {
 /// Writes the header of a region chunk and returns the caller's pointer.
 ///
 /// # Safety
-/// `c` is a fresh region chunk of `csz` bytes; `offset >= HDR` keeps `c + offset` inside it
-/// and aligned as the caller needs.
+/// `c` is a fresh region chunk of `csz` bytes; `HDR <= offset < csz`, and `c + offset` is
+/// aligned as the caller needs.
 #[inline(always)]
 unsafe fn finish(c: *mut u8, offset: usize, csz: usize) -> *mut u8 {
     // SAFETY: offset < csz (callers add offset to the payload size before rounding).
@@ -160,7 +168,7 @@ pub fn calloc(n: usize, size: usize) -> *mut u8 {
         return out_of_memory();
     };
     let mode = mode();
-    if let Some((c, csz)) = bytes.checked_add(HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
+    if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
         // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes.
         return unsafe { finish(c, HDR, csz) };
     }
@@ -259,7 +267,7 @@ pub fn aligned(align: usize, n: usize) -> *mut u8 {
     let mode = mode();
     if align <= MAX_ALIGN {
         // The caller's pointer is the chunk start plus `align`: aligned, header room in front.
-        if let Some((c, csz)) = n.checked_add(align).and_then(|t| region_chunk::<false>(t, align, mode)) {
+        if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, align, mode)) {
             // SAFETY: c is an align-aligned chunk of csz >= n + align bytes; offset = align >= 32.
             return unsafe { finish(c, align, csz) };
         }
