@@ -3,7 +3,7 @@
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr;
 
-use crate::env::env_size;
+use crate::env::{env_bytes, env_size};
 use crate::heap::{chunk_size, Mode, MAX_ALIGN};
 use crate::region;
 use crate::thread::with_heap;
@@ -16,6 +16,15 @@ use crate::thread::with_heap;
 /// already more than the 1 GiB of the seed's `bump_alloc`. 64 GiB leaves room for programs
 /// thirty times that size, and a program that outgrows it still runs, on the fallback.
 pub const DEFAULT_RESERVATION: usize = 64 << 30;
+
+/// Default of [`BumpGlobal::huge_pages`]: on. A bump region is used densely from its
+/// start, so huge pages cost little extra memory and save most page faults: on the JSON
+/// workload (1 GB of small blocks) system time fell from 0.88 s to 0.55 s.
+const HUGE_PAGES: bool = true;
+/// Default of [`BumpGlobal::populate`]: on. A window is about to be used, so faulting it
+/// in with one call beats a trap per page: with huge pages, system time fell further to
+/// 0.32 s on the JSON workload (mimalloc: 0.34 s, glibc: 0.94 s).
+const POPULATE: bool = true;
 
 /// What happens when the reservation has no room left for a request it would serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +50,9 @@ pub enum Exhaustion {
 ///   serves everything by bumping and reuses only the newest block.
 /// * `alloc_zeroed` writes no zeros on memory never used before (fresh `mmap` pages).
 /// * Alignments over 4096 bytes go to the system allocator.
+/// * The reservation asks for transparent huge pages and each new window is faulted in
+///   with one `MADV_POPULATE_WRITE` call ([`BumpGlobal::huge_pages`],
+///   [`BumpGlobal::populate`]): page faults are most of what a bump allocator costs.
 ///
 /// All `BumpGlobal` values in a process share one region; the first allocation sets it
 /// up with the settings of the value it went through.
@@ -60,6 +72,8 @@ pub struct BumpGlobal {
     reservation: usize,
     mode: Mode,
     exhaustion: Exhaustion,
+    huge_pages: bool,
+    populate: bool,
 }
 
 impl Default for BumpGlobal {
@@ -85,7 +99,13 @@ impl BumpGlobal {
     /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::with_reservation(4 << 30);
     /// ```
     pub const fn with_reservation(bytes: usize) -> Self {
-        BumpGlobal { reservation: bytes, mode: Mode::Recycle, exhaustion: Exhaustion::Fallback }
+        BumpGlobal {
+            reservation: bytes,
+            mode: Mode::Recycle,
+            exhaustion: Exhaustion::Fallback,
+            huge_pages: HUGE_PAGES,
+            populate: POPULATE,
+        }
     }
 
     /// Pure bump: no size classes and no free lists; only the newest block is reused.
@@ -108,9 +128,38 @@ impl BumpGlobal {
         BumpGlobal { exhaustion, ..self }
     }
 
-    /// The region size to set up with: `BUMPDOWN_RESERVE` if set and valid, else ours.
-    fn reservation(&self) -> usize {
-        env_size(c"BUMPDOWN_RESERVE").unwrap_or(self.reservation)
+    /// Whether to ask for transparent huge pages on the reservation (`MADV_HUGEPAGE`);
+    /// `BUMPDOWN_HUGEPAGES=0|1` overrides it.
+    ///
+    /// ```
+    /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::new().huge_pages(false);
+    /// ```
+    pub const fn huge_pages(self, on: bool) -> Self {
+        BumpGlobal { huge_pages: on, ..self }
+    }
+
+    /// Whether to fault each new thread window in with one `MADV_POPULATE_WRITE` call
+    /// rather than page by page; `BUMPDOWN_POPULATE=0|1` overrides it.
+    ///
+    /// ```
+    /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::new().populate(true);
+    /// ```
+    pub const fn populate(self, on: bool) -> Self {
+        BumpGlobal { populate: on, ..self }
+    }
+
+    /// The region options to set up with: ours, overridden by the environment.
+    fn reservation(&self) -> region::Options {
+        let flag = |name: &core::ffi::CStr, default: bool| match env_bytes(name) {
+            Some(b"0") => false,
+            Some(b"1") => true,
+            _ => default,
+        };
+        region::Options {
+            size: env_size(c"BUMPDOWN_RESERVE").unwrap_or(self.reservation),
+            huge_pages: flag(c"BUMPDOWN_HUGEPAGES", self.huge_pages),
+            populate: flag(c"BUMPDOWN_POPULATE", self.populate),
+        }
     }
 
     /// Allocates from the region, or null if it cannot serve `layout`.

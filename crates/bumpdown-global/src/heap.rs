@@ -70,7 +70,7 @@ pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
 /// // One heap per thread; `with_heap` reaches the current thread's.
 /// let csz = chunk_size(100, Mode::Recycle).unwrap();
 /// // SAFETY: csz comes from chunk_size; nothing inside the closure allocates through it.
-/// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, &|| 1 << 30)) };
+/// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, &|| bumpdown_global::region::Options::new(1 << 30))) };
 /// assert!(!p.is_null() && p.addr() % 16 == 0);
 /// // SAFETY: p is a live chunk of csz bytes that we give up.
 /// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
@@ -103,14 +103,14 @@ impl Heap {
     ///
     /// # Safety
     /// `csz` came from `chunk_size(_, mode)`; `align` is a power of two `<= MAX_ALIGN`;
-    /// `init` gives the region size to set the region up with, if it is not yet.
+    /// `init` gives the options to set the region up with, if it is not yet.
     #[inline(always)]
     pub unsafe fn alloc<const ZERO: bool>(
         &mut self,
         csz: usize,
         align: usize,
         mode: Mode,
-        init: &impl Fn() -> usize,
+        init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
         if align <= GRAIN {
             if mode == Mode::Recycle {
@@ -168,7 +168,7 @@ impl Heap {
         csz: usize,
         align: usize,
         mode: Mode,
-        init: &impl Fn() -> usize,
+        init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
         for _ in 0..2 {
             // Where an aligned block would start, and the gap before it.
@@ -201,7 +201,7 @@ impl Heap {
     /// window happens to follow it, else files the old tail and switches. False when the
     /// region cannot give `need` bytes.
     #[cold]
-    fn refill(&mut self, need: usize, mode: Mode, init: &impl Fn() -> usize) -> bool {
+    fn refill(&mut self, need: usize, mode: Mode, init: &impl Fn() -> region::Options) -> bool {
         if !region::initialized() && !region::init(init()) {
             return false;
         }
@@ -305,6 +305,6 @@ impl Heap {
     fn extend(&mut self, p: *mut u8, new: usize, mode: Mode) -> bool {
         // The region is set up (p is in it); `init` is never called.
         let grow = new - (self.end - p.addr());
-        self.refill(grow.max(new), mode, &|| 0) && self.end - p.addr() >= new
+        self.refill(grow.max(new), mode, &|| region::Options::new(0)) && self.end - p.addr() >= new
     }
 }

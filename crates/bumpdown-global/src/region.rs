@@ -2,9 +2,10 @@
 //!
 //! # INVARIANT
 //! * `BASE` is `UNINIT` (0), `FAILED` (1), or the start of a live anonymous mapping of
-//!   `PAGE + size` bytes whose first word holds `size` (a multiple of `PAGE`). Once it
-//!   leaves `UNINIT` it never changes, and the mapping is never unmapped: pointers into it
-//!   stay valid for the life of the process.
+//!   `PAGE + size` bytes whose first word holds `size` (a multiple of `PAGE`) and whose
+//!   second word holds 1 if carved windows are to be populated. Once it leaves `UNINIT`
+//!   it never changes, and the mapping is never unmapped: pointers into it stay valid for
+//!   the life of the process.
 //! * `NEXT` is the number of data bytes (from `BASE + PAGE`) already handed to windows;
 //!   `NEXT <= size`, it only grows, and each byte is handed out at most once. Bytes at
 //!   offsets `>= NEXT` have never been written: they are zero.
@@ -34,6 +35,30 @@ pub(crate) static FALLBACK_LIVE: AtomicUsize = AtomicUsize::new(0);
 /// The largest `NEXT + FALLBACK_LIVE` seen at a carve or a fallback allocation.
 pub(crate) static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+/// How to set the region up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Bytes of address space to reserve (rounded up to pages).
+    pub size: usize,
+    /// Ask for transparent huge pages (`MADV_HUGEPAGE`) on the whole reservation.
+    pub huge_pages: bool,
+    /// Fault each window in with one `MADV_POPULATE_WRITE` when it is carved, instead of
+    /// one page fault per 4 KiB page as the program first touches it.
+    pub populate: bool,
+}
+
+impl Options {
+    /// `size` bytes, no huge pages, no populating.
+    ///
+    /// ```
+    /// let o = bumpdown_global::region::Options::new(1 << 30);
+    /// assert!(!o.huge_pages && !o.populate);
+    /// ```
+    pub const fn new(size: usize) -> Options {
+        Options { size, huge_pages: false, populate: false }
+    }
+}
+
 /// The region's base and data size, if it is set up.
 #[inline(always)]
 fn current() -> Option<(*mut u8, usize)> {
@@ -61,11 +86,11 @@ pub fn contains(p: *const u8) -> bool {
 /// Returns whether a region exists afterwards.
 #[cold]
 #[inline(never)]
-pub fn init(size: usize) -> bool {
+pub fn init(options: Options) -> bool {
     if BASE.load(Ordering::Acquire).addr() != UNINIT {
         return current().is_some();
     }
-    let Some(size) = size.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1)) else {
+    let Some(size) = options.size.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1)) else {
         return publish_failure();
     };
     let Some(total) = size.checked_add(PAGE) else {
@@ -92,7 +117,14 @@ pub fn init(size: usize) -> bool {
     let mapped = mapped.cast::<u8>();
     // SAFETY: the mapping is ours, writable and at least one page long; nobody else can see
     // it until the compare-exchange below publishes it.
-    unsafe { mapped.cast::<usize>().write(size) };
+    unsafe {
+        mapped.cast::<usize>().write(size);
+        mapped.cast::<usize>().add(1).write(options.populate as usize);
+    }
+    if options.huge_pages {
+        // SAFETY: advice on our own fresh mapping; failure (no THP) changes nothing.
+        unsafe { libc::madvise(mapped.add(PAGE).cast(), size, libc::MADV_HUGEPAGE) };
+    }
     match BASE.compare_exchange(ptr::null_mut(), mapped, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => true,
         Err(_) => {
@@ -138,7 +170,14 @@ pub fn carve(need: usize, want: usize) -> Option<(*mut u8, usize)> {
             Ok(_) => {
                 note_peak(off + len + FALLBACK_LIVE.load(Ordering::Relaxed));
                 // SAFETY: PAGE + off + len <= PAGE + size: inside the mapping.
-                return Some((unsafe { base.add(PAGE + off) }, len));
+                let start = unsafe { base.add(PAGE + off) };
+                // SAFETY: the descriptor's second word is immutable once published.
+                if unsafe { base.cast::<usize>().add(1).read() } != 0 {
+                    // SAFETY: the window is ours, page-aligned, inside the mapping. The call
+                    // only faults pages in (EINVAL on kernels before 5.14: no effect).
+                    unsafe { libc::madvise(start.cast(), len, libc::MADV_POPULATE_WRITE) };
+                }
+                return Some((start, len));
             }
             Err(now) => off = now,
         }

@@ -3,6 +3,8 @@
 
 usage: run.py RUNS NAME CMD... -- ALLOC=ENV [ALLOC=ENV ...]
   ENV is "" (no change) or VAR=VALUE[,VAR=VALUE]  e.g.  glibc=  bumpdown=LD_PRELOAD=/x.so
+  "{alloc}" in CMD is replaced by the allocator's name (one binary per allocator), or by
+  the part after "@" when the name is written NAME@BINARY.
 Each round runs every allocator once (rotating the order), RUNS rounds in all. Prints,
 per allocator, the median wall time, the spread (min..max), the median peak RSS (from
 wait4, the child's own maxrss) and the ratios to the first allocator. Exits non-zero if
@@ -32,7 +34,8 @@ def main():
         for label, extra in order:
             env = dict(os.environ, **extra)
             start = time.perf_counter()
-            p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
+            p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             _, status, usage = os.wait4(p.pid, 0)
             elapsed = time.perf_counter() - start
             results[label].append((elapsed, usage.ru_maxrss))

@@ -5,9 +5,12 @@
 //! * `BUMPDOWN_LIMIT=<bytes>[K|M|G|T]`: the most memory the bump region may hold
 //!   (default [`DEFAULT_LIMIT`]); past it, allocations go to glibc.
 //! * `BUMPDOWN_STATS=1`: print a summary line to stderr at exit.
+//! * `BUMPDOWN_HUGEPAGES=1`: `MADV_HUGEPAGE` on the region; `BUMPDOWN_POPULATE=1`: fault
+//!   each thread window in with one `MADV_POPULATE_WRITE` (both off by default).
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
+use bumpdown_global::region::Options;
 use bumpdown_global::{env_bytes, env_size, Mode};
 
 /// The default cap on the bump region: 4 GiB.
@@ -46,7 +49,12 @@ fn read_mode() -> Mode {
     }
 }
 
-/// The region size to reserve (reads `BUMPDOWN_LIMIT`).
-pub fn limit() -> usize {
-    env_size(c"BUMPDOWN_LIMIT").unwrap_or(DEFAULT_LIMIT)
+/// The region to set up (reads `BUMPDOWN_LIMIT`, `BUMPDOWN_HUGEPAGES`, `BUMPDOWN_POPULATE`).
+pub fn region_options() -> Options {
+    let flag = |name: &core::ffi::CStr| env_bytes(name) == Some(b"1");
+    Options {
+        size: env_size(c"BUMPDOWN_LIMIT").unwrap_or(DEFAULT_LIMIT),
+        huge_pages: flag(c"BUMPDOWN_HUGEPAGES"),
+        populate: flag(c"BUMPDOWN_POPULATE"),
+    }
 }

@@ -12,7 +12,7 @@ use core::ptr;
 use bumpdown_global::heap::MAX_ALIGN;
 use bumpdown_global::{chunk_size, region, Mode};
 
-use crate::config::{limit, mode};
+use crate::config::{mode, region_options};
 use crate::header::{self, Header, FALLBACK_TAG, HDR};
 use crate::tls::with_heap;
 
@@ -43,8 +43,8 @@ fn out_of_memory() -> *mut u8 {
 fn region_chunk<const ZERO: bool>(total: usize, align: usize, mode: Mode) -> Option<(*mut u8, usize)> {
     let csz = chunk_size(total, mode)?;
     // SAFETY: csz from chunk_size in `mode`; align is a power of two <= MAX_ALIGN (callers);
-    // the heap code and `limit` never allocate.
-    let c = unsafe { with_heap(|h| h.alloc::<ZERO>(csz, align, mode, &limit)) };
+    // the heap code and `region_options` never allocate.
+    let c = unsafe { with_heap(|h| h.alloc::<ZERO>(csz, align, mode, &region_options)) };
     if c.is_null() {
         None
     } else {
