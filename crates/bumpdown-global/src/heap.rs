@@ -210,7 +210,8 @@ impl Heap {
         };
         let window = if self.window == 0 { FIRST_WINDOW } else { self.window };
         let want = if need > window { need } else { window };
-        let Some((start, len)) = region::carve(need, want) else {
+        // A thread's first window is left to fault in lazily (see `Options::populate`).
+        let Some((start, len)) = region::carve(need, want, self.window != 0) else {
             return false;
         };
         self.window = (window * 2).min(MAX_WINDOW);

@@ -43,7 +43,8 @@ pub struct Options {
     /// Ask for transparent huge pages (`MADV_HUGEPAGE`) on the whole reservation.
     pub huge_pages: bool,
     /// Fault each window in with one `MADV_POPULATE_WRITE` when it is carved, instead of
-    /// one page fault per 4 KiB page as the program first touches it.
+    /// one page fault per 4 KiB page as the program first touches it. A thread's first
+    /// window is never populated: threads that allocate little cost no memory.
     pub populate: bool,
 }
 
@@ -154,9 +155,10 @@ pub fn initialized() -> bool {
 }
 
 /// Carves a window of at most `want` and at least `need` bytes (both multiples of
-/// `GRAIN`, `need <= want`), or `None` when the region is not set up or has fewer
+/// `PAGE`, `need <= want`), or `None` when the region is not set up or has fewer
 /// than `need` bytes left. The window is fresh: never handed out before, all zero.
-pub fn carve(need: usize, want: usize) -> Option<(*mut u8, usize)> {
+/// It is populated if the region was set up so and `populate` is true.
+pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
     debug_assert!(need <= want);
     let (base, size) = current()?;
     let mut off = NEXT.load(Ordering::Relaxed);
@@ -172,7 +174,7 @@ pub fn carve(need: usize, want: usize) -> Option<(*mut u8, usize)> {
                 // SAFETY: PAGE + off + len <= PAGE + size: inside the mapping.
                 let start = unsafe { base.add(PAGE + off) };
                 // SAFETY: the descriptor's second word is immutable once published.
-                if unsafe { base.cast::<usize>().add(1).read() } != 0 {
+                if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {
                     // SAFETY: the window is ours, page-aligned, inside the mapping. The call
                     // only faults pages in (EINVAL on kernels before 5.14: no effect).
                     unsafe { libc::madvise(start.cast(), len, libc::MADV_POPULATE_WRITE) };
