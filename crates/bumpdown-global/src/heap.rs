@@ -291,7 +291,7 @@ impl Heap {
         }
         if new <= old {
             self.fresh = self.fresh.max(self.cur.addr());
-        } else if self.end - p.addr() < new && !self.extend(p, new, mode) {
+        } else if self.end - p.addr() < new && !self.extend(p, old, new, mode) {
             return false;
         }
         // SAFETY: p + new <= end (checked or shrinking): inside the window.
@@ -299,13 +299,16 @@ impl Heap {
         true
     }
 
-    /// Tries to extend the window so that newest block `p` can reach `new` bytes: only
-    /// succeeds when the next carved window is adjacent. A non-adjacent window is kept
-    /// for the move that follows.
+    /// Tries to extend the window so that newest block `p` (of `old` bytes, ending at `cur`)
+    /// can reach `new` bytes: only succeeds when the next carved window is adjacent. A
+    /// non-adjacent window replaces the current one (whose tail is filed), ready for the
+    /// move that follows; `p` then no longer ends at `cur`.
     #[cold]
-    fn extend(&mut self, p: *mut u8, new: usize, mode: Mode) -> bool {
-        // The region is set up (p is in it); `init` is never called.
-        let grow = new - (self.end - p.addr());
-        self.refill(grow.max(new), mode, &|| region::Options::new(0)) && self.end - p.addr() >= new
+    fn extend(&mut self, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
+        // The region is set up (p is in it), so `init` is never called. Asking for `new`
+        // bytes makes a non-adjacent window big enough for the moved block.
+        self.refill(new, mode, &|| region::Options::new(0))
+            && p.addr() + old == self.cur.addr()
+            && self.end - p.addr() >= new
     }
 }
