@@ -196,9 +196,11 @@ impl BumpGlobal {
     /// `p` is a live region allocation of `layout` (so `chunk_size` is `Some`).
     #[inline(always)]
     unsafe fn region_free(&self, p: *mut u8, layout: Layout) {
-        let csz = chunk_size(layout.size(), self.mode).unwrap_or(0);
-        // SAFETY: p is a live region chunk of csz bytes (caller); free never allocates.
-        unsafe { with_heap(|heap| heap.free(p, csz, self.mode)) }
+        // Always `Some`: the region served this layout, so it had a chunk size.
+        if let Some(csz) = chunk_size(layout.size(), self.mode) {
+            // SAFETY: p is a live region chunk of csz bytes (caller); free never allocates.
+            unsafe { with_heap(|heap| heap.free(p, csz, self.mode)) }
+        }
     }
 }
 
@@ -281,8 +283,8 @@ unsafe impl GlobalAlloc for BumpGlobal {
     #[inline]
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if region::contains(p) {
-            let old = chunk_size(layout.size(), self.mode).unwrap_or(0);
-            if let Some(new) = chunk_size(new_size, self.mode) {
+            // `old` is always `Some`: the region served this layout.
+            if let (Some(old), Some(new)) = (chunk_size(layout.size(), self.mode), chunk_size(new_size, self.mode)) {
                 if new == old {
                     return p;
                 }
