@@ -1,0 +1,135 @@
+//! Size classes, on plain numbers.
+//!
+//! Nothing here is `unsafe` and nothing imports more than `core`. A block's *chunk size*
+//! is what the region hands out for a request: in recycling mode the size of the request's
+//! class, in bump mode the request rounded up to [`GRAIN`]. Every chunk size is a multiple
+//! of [`GRAIN`], so a window's bump pointer stays [`GRAIN`]-aligned.
+//!
+//! Classes: 16-byte steps up to 1 KiB (64 classes), then four per doubling up to
+//! [`CLASS_MAX`] (32 classes), so rounding wastes at most 15 bytes below 1 KiB and at most
+//! a fifth of the block above it.
+#![forbid(unsafe_code)]
+
+/// Every chunk size and every window boundary is a multiple of this.
+pub const GRAIN: usize = 16;
+
+/// Requests up to this size get 16-byte classes.
+const SMALL_MAX: usize = 1024;
+
+/// Number of 16-byte classes.
+const SMALL_CLASSES: usize = SMALL_MAX / GRAIN;
+
+/// `log2(SMALL_MAX)`: the first doubling with four classes starts here.
+const FIRST_LOG: u32 = SMALL_MAX.trailing_zeros();
+
+/// The largest size with a class. Recycling mode sends larger requests to the fallback.
+pub const CLASS_MAX: usize = 256 << 10;
+
+/// Number of size classes.
+pub const CLASSES: usize = SMALL_CLASSES + 4 * (CLASS_MAX.trailing_zeros() - FIRST_LOG) as usize;
+
+const _: () = assert!(SMALL_MAX.is_power_of_two() && CLASS_MAX.is_power_of_two());
+const _: () = assert!(class_size(CLASSES - 1) == CLASS_MAX);
+
+/// Rounds `n` up to a multiple of the power of two `align`, or `None` on overflow.
+#[inline(always)]
+pub const fn checked_round_up(n: usize, align: usize) -> Option<usize> {
+    match n.checked_add(align - 1) {
+        Some(m) => Some(m & !(align - 1)),
+        None => None,
+    }
+}
+
+/// The class of a request of `size <= CLASS_MAX` bytes (size 0 shares class 0 with 1..=16).
+#[inline(always)]
+pub const fn class_of(size: usize) -> usize {
+    debug_assert!(size <= CLASS_MAX);
+    if size <= SMALL_MAX {
+        size.saturating_sub(1) / GRAIN
+    } else {
+        // size in (2^e, 2^(e+1)]  <=>  s = size - 1 in [2^e, 2^(e+1)), e >= FIRST_LOG.
+        let s = size - 1;
+        let e = usize::BITS - 1 - s.leading_zeros();
+        let quarter = (s >> (e - 2)) & 3;
+        SMALL_CLASSES + 4 * (e - FIRST_LOG) as usize + quarter
+    }
+}
+
+/// The chunk size of class `class < CLASSES`.
+#[inline(always)]
+pub const fn class_size(class: usize) -> usize {
+    if class < SMALL_CLASSES {
+        (class + 1) * GRAIN
+    } else {
+        let j = class - SMALL_CLASSES;
+        let e = FIRST_LOG as usize + j / 4;
+        (1 << e) + (j % 4 + 1) * (1 << (e - 2))
+    }
+}
+
+/// The largest class whose size is at most `len`, or `None` when `len < GRAIN`.
+/// Used to file spare pieces of memory (window tails, alignment gaps) as free blocks.
+#[inline]
+pub const fn floor_class(len: usize) -> Option<usize> {
+    if len < GRAIN {
+        return None;
+    }
+    if len >= CLASS_MAX {
+        return Some(CLASSES - 1);
+    }
+    let c = class_of(len);
+    if class_size(c) <= len {
+        Some(c)
+    } else {
+        Some(c - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_size_fits_its_class_and_not_the_one_below() {
+        for size in 0..=CLASS_MAX {
+            let c = class_of(size);
+            assert!(c < CLASSES, "size {size}");
+            assert!(class_size(c) >= size, "size {size} class {c}");
+            if c > 0 {
+                assert!(class_size(c - 1) < size, "size {size} class {c}");
+            }
+            assert_eq!(class_size(c) % GRAIN, 0);
+        }
+    }
+
+    #[test]
+    fn classes_increase_and_waste_is_bounded() {
+        for c in 1..CLASSES {
+            assert!(class_size(c) > class_size(c - 1));
+            assert_eq!(class_of(class_size(c)), c);
+            // Worst case: one byte more than the class below.
+            let worst = class_size(c - 1) + 1;
+            assert!(class_size(c) - worst < worst / 4 + GRAIN, "class {c}");
+        }
+        assert_eq!(CLASSES, 96);
+    }
+
+    #[test]
+    fn floor_class_never_exceeds_the_length() {
+        assert_eq!(floor_class(0), None);
+        assert_eq!(floor_class(15), None);
+        for len in 16..=CLASS_MAX + 100 {
+            let c = floor_class(len).unwrap();
+            assert!(class_size(c) <= len, "len {len}");
+            if c + 1 < CLASSES {
+                assert!(class_size(c + 1) > len, "len {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn round_up_reports_overflow() {
+        assert_eq!(checked_round_up(17, 16), Some(32));
+        assert_eq!(checked_round_up(usize::MAX - 3, 16), None);
+    }
+}

@@ -1,0 +1,216 @@
+//! The reservation: one `mmap` of address space that thread windows are carved from.
+//!
+//! # INVARIANT
+//! * `BASE` is `UNINIT` (0), `FAILED` (1), or the start of a live anonymous mapping of
+//!   `PAGE + size` bytes whose first word holds `size` (a multiple of `PAGE`) and whose
+//!   second word holds 1 if carved windows are to be populated. Once it leaves `UNINIT`
+//!   it never changes, and the mapping is never unmapped: pointers into it stay valid for
+//!   the life of the process.
+//! * `NEXT` is the number of data bytes (from `BASE + PAGE`) already handed to windows;
+//!   `NEXT <= size`, it only grows, and each byte is handed out at most once. Bytes at
+//!   offsets `>= NEXT` have never been written: they are zero.
+//!
+//! Several threads may race to set the region up: each maps its own reservation and
+//! publishes it with one compare-exchange of `BASE`; losers unmap theirs. There is no lock
+//! and no waiting, so a `fork` at any moment leaves the child a consistent region.
+
+use core::ptr;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// Page size assumed for the descriptor page and window rounding.
+pub const PAGE: usize = 4096;
+
+const UNINIT: usize = 0;
+const FAILED: usize = 1;
+
+/// See the module invariant.
+static BASE: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
+/// See the module invariant.
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+/// Fallback allocations made (any reason).
+pub(crate) static FALLBACKS: AtomicUsize = AtomicUsize::new(0);
+/// Bytes live in the fallback allocator, as far as the front end can tell.
+pub(crate) static FALLBACK_LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The largest `NEXT + FALLBACK_LIVE` seen at a carve or a fallback allocation.
+pub(crate) static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// How to set the region up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Bytes of address space to reserve (rounded up to pages).
+    pub size: usize,
+    /// Ask for transparent huge pages (`MADV_HUGEPAGE`) on the whole reservation.
+    pub huge_pages: bool,
+    /// Fault each window in with one `MADV_POPULATE_WRITE` when it is carved, instead of
+    /// one page fault per 4 KiB page as the program first touches it. A thread's first
+    /// window is never populated: threads that allocate little cost no memory.
+    pub populate: bool,
+}
+
+impl Options {
+    /// `size` bytes, no huge pages, no populating.
+    ///
+    /// ```
+    /// let o = bumpdown_global::region::Options::new(1 << 30);
+    /// assert!(!o.huge_pages && !o.populate);
+    /// ```
+    pub const fn new(size: usize) -> Options {
+        Options { size, huge_pages: false, populate: false }
+    }
+}
+
+/// The region's base and data size, if it is set up.
+#[inline(always)]
+fn current() -> Option<(*mut u8, usize)> {
+    let base = BASE.load(Ordering::Acquire);
+    if base.addr() <= FAILED {
+        return None;
+    }
+    // SAFETY: by the invariant, a published base is a live mapping whose first word holds
+    // its data size and is never written again; Acquire pairs with the publishing Release.
+    let size = unsafe { base.cast::<usize>().read() };
+    Some((base, size))
+}
+
+/// Whether `p` points into the region's data (where region allocations live).
+#[inline(always)]
+pub fn contains(p: *const u8) -> bool {
+    match current() {
+        // The data starts at base + PAGE; the descriptor page is never handed out.
+        Some((base, size)) => p.addr().wrapping_sub(base.addr() + PAGE) < size,
+        None => false,
+    }
+}
+
+/// Sets the region up with `size` bytes (rounded up to pages) unless it already is.
+/// Returns whether a region exists afterwards.
+#[cold]
+#[inline(never)]
+pub fn init(options: Options) -> bool {
+    if BASE.load(Ordering::Acquire).addr() != UNINIT {
+        return current().is_some();
+    }
+    let Some(size) = options.size.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1)) else {
+        return publish_failure();
+    };
+    let Some(total) = size.checked_add(PAGE) else {
+        return publish_failure();
+    };
+    if size == 0 {
+        return publish_failure();
+    }
+    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
+    // no existing memory. MAP_NORESERVE: address space only, pages are committed on touch.
+    let mapped = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            total,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if mapped == libc::MAP_FAILED {
+        return publish_failure();
+    }
+    let mapped = mapped.cast::<u8>();
+    // SAFETY: the mapping is ours, writable and at least one page long; nobody else can see
+    // it until the compare-exchange below publishes it.
+    unsafe {
+        mapped.cast::<usize>().write(size);
+        mapped.cast::<usize>().add(1).write(options.populate as usize);
+    }
+    if options.huge_pages {
+        // SAFETY: advice on our own fresh mapping; failure (no THP) changes nothing.
+        unsafe { libc::madvise(mapped.add(PAGE).cast(), size, libc::MADV_HUGEPAGE) };
+    }
+    match BASE.compare_exchange(ptr::null_mut(), mapped, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => true,
+        Err(_) => {
+            // Another thread published first; nobody has seen our mapping.
+            // SAFETY: `mapped` is the `total`-byte mapping made above and never shared.
+            unsafe { libc::munmap(mapped.cast(), total) };
+            current().is_some()
+        }
+    }
+}
+
+#[cold]
+fn publish_failure() -> bool {
+    let _ = BASE.compare_exchange(
+        ptr::null_mut(),
+        ptr::without_provenance_mut(FAILED),
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    );
+    current().is_some()
+}
+
+/// Whether `init` has been tried (successfully or not).
+#[inline(always)]
+pub fn initialized() -> bool {
+    BASE.load(Ordering::Acquire).addr() != UNINIT
+}
+
+/// Carves a window of at most `want` and at least `need` bytes (both multiples of
+/// `PAGE`, `need <= want`), or `None` when the region is not set up or has fewer
+/// than `need` bytes left. The window is fresh: never handed out before, all zero.
+/// It is populated if the region was set up so and `populate` is true.
+pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
+    debug_assert!(need <= want);
+    let (base, size) = current()?;
+    let mut off = NEXT.load(Ordering::Relaxed);
+    loop {
+        let left = size - off;
+        if left < need {
+            return None;
+        }
+        let len = if left < want { left } else { want };
+        match NEXT.compare_exchange_weak(off, off + len, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => {
+                note_peak(off + len + FALLBACK_LIVE.load(Ordering::Relaxed));
+                // SAFETY: PAGE + off + len <= PAGE + size: inside the mapping.
+                let start = unsafe { base.add(PAGE + off) };
+                // SAFETY: the descriptor's second word is immutable once published.
+                if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {
+                    // SAFETY: the window is ours, page-aligned, inside the mapping. The call
+                    // only faults pages in (EINVAL on kernels before 5.14: no effect).
+                    unsafe { libc::madvise(start.cast(), len, libc::MADV_POPULATE_WRITE) };
+                }
+                return Some((start, len));
+            }
+            Err(now) => off = now,
+        }
+    }
+}
+
+/// Raises `PEAK` to `value` if it is larger.
+pub(crate) fn note_peak(value: usize) {
+    PEAK.fetch_max(value, Ordering::Relaxed);
+}
+
+/// Reserved data bytes (0 before set-up or after a failed `mmap`).
+pub fn reserved() -> usize {
+    current().map_or(0, |(_, size)| size)
+}
+
+/// Data bytes handed to thread windows so far.
+pub fn used() -> usize {
+    NEXT.load(Ordering::Relaxed)
+}
+
+/// Records a fallback allocation of `bytes`.
+#[inline]
+pub fn note_fallback_alloc(bytes: usize) {
+    FALLBACKS.fetch_add(1, Ordering::Relaxed);
+    let live = FALLBACK_LIVE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    note_peak(live + used());
+}
+
+/// Records the release of a fallback allocation of `bytes`.
+#[inline]
+pub fn note_fallback_free(bytes: usize) {
+    FALLBACK_LIVE.fetch_sub(bytes, Ordering::Relaxed);
+}

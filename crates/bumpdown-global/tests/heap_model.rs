@@ -1,0 +1,172 @@
+//! The engine driven directly: programs of operations on two heaps (as two threads would
+//! use them, interleaved) checked against a model: no two live blocks overlap, contents
+//! stay intact, zeroed blocks are zero, the newest block is reused and grows in place.
+
+use bumpdown_global::region::{self, Options};
+use bumpdown_global::{chunk_size, Heap, Mode};
+
+/// The region for this test binary: 2 GiB of address space (blocks of finished programs
+/// are leaked with their heaps), faulted in lazily.
+fn options() -> Options {
+    Options { size: 2 << 30, huge_pages: false, populate: false }
+}
+
+struct Block {
+    p: *mut u8,
+    size: usize,
+    csz: usize,
+    heap: usize,
+    seed: u8,
+}
+
+fn fill(b: &Block) {
+    for i in 0..b.size {
+        // SAFETY: p is a live block of at least `size` bytes.
+        unsafe { b.p.add(i).write(b.seed.wrapping_add(i as u8)) };
+    }
+}
+
+fn check(b: &Block) {
+    for i in 0..b.size {
+        // SAFETY: as in fill.
+        assert_eq!(unsafe { b.p.add(i).read() }, b.seed.wrapping_add(i as u8), "block {:?} byte {i}", b.p);
+    }
+}
+
+fn run_program(mode: Mode, seed: u64, ops: usize) {
+    let mut heaps = [Heap::EMPTY, Heap::EMPTY];
+    let mut live: Vec<Block> = Vec::new();
+    let mut x = seed;
+    let mut rand = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for op in 0..ops {
+        let r = rand();
+        let h = (r >> 60) as usize & 1;
+        match r % 8 {
+            0..=3 => {
+                let size = match r % 5 {
+                    0 => (r >> 8) as usize % 20_000,
+                    _ => (r >> 8) as usize % 300,
+                };
+                let align = 1usize << ((r >> 32) % 13); // 1..=4096
+                let zero = (r >> 40) % 4 == 0;
+                let Some(csz) = chunk_size(size, mode) else { continue };
+                // SAFETY: csz from chunk_size; align is a power of two <= 4096.
+                let p = unsafe {
+                    if zero {
+                        heaps[h].alloc::<true>(csz, align, mode, &options)
+                    } else {
+                        heaps[h].alloc::<false>(csz, align, mode, &options)
+                    }
+                };
+                assert!(!p.is_null(), "op {op}: region exhausted");
+                assert_eq!(p.addr() % align.max(16), 0);
+                assert!(region::contains(p));
+                if zero {
+                    // SAFETY: a fresh block of csz bytes.
+                    let bytes = unsafe { std::slice::from_raw_parts(p, csz) };
+                    assert!(bytes.iter().all(|&b| b == 0), "op {op}: zeroed block is dirty");
+                }
+                let b = Block { p, size, csz, heap: h, seed: r as u8 };
+                fill(&b);
+                live.push(b);
+            }
+            4 | 5 if !live.is_empty() => {
+                let i = (r >> 8) as usize % live.len();
+                let b = live.swap_remove(i);
+                check(&b);
+                // Freed on a random heap: blocks move between threads.
+                // SAFETY: b is live with chunk size csz; not used again.
+                unsafe { heaps[h].free(b.p, b.csz, mode) };
+            }
+            6 if !live.is_empty() => {
+                // Free the newest block of its heap: the next same-size request gets it back.
+                let b = live.pop().unwrap();
+                let (p, csz, heap) = (b.p, b.csz, b.heap);
+                check(&b);
+                // SAFETY: as above.
+                unsafe { heaps[heap].free(p, csz, mode) };
+                // SAFETY: csz from chunk_size.
+                let q = unsafe { heaps[heap].alloc::<false>(csz, 16, mode, &options) };
+                if mode == Mode::Bump && p.addr() % 16 == 0 {
+                    assert!(q == p || live.iter().any(|o| o.heap == heap), "op {op}: newest block not reused");
+                }
+                let b = Block { p: q, size: csz, csz, heap, seed: r as u8 };
+                fill(&b);
+                live.push(b);
+            }
+            7 if !live.is_empty() => {
+                // Grow or shrink the last block in place if the heap allows.
+                let last = live.len() - 1;
+                let b = &mut live[last];
+                let new_size = (r >> 8) as usize % 40_000;
+                let Some(new) = chunk_size(new_size, mode) else { continue };
+                // SAFETY: b is live with chunk size b.csz; new from chunk_size.
+                if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode) } {
+                    b.size = b.size.min(new_size);
+                    check(b);
+                    b.csz = new;
+                    b.size = new_size;
+                    fill(b);
+                }
+            }
+            _ => {}
+        }
+        if op % 1000 == 0 {
+            let mut ranges: Vec<(usize, usize)> = live.iter().map(|b| (b.p.addr(), b.p.addr() + b.csz)).collect();
+            ranges.sort();
+            for w in ranges.windows(2) {
+                assert!(w[0].1 <= w[1].0, "op {op}: overlap {w:x?}");
+            }
+            live.iter().for_each(check);
+        }
+    }
+    for b in live.drain(..) {
+        check(&b);
+        // SAFETY: live block, not used again.
+        unsafe { heaps[b.heap].free(b.p, b.csz, mode) };
+    }
+}
+
+#[test]
+fn recycling_programs() {
+    for seed in 1..=4 {
+        run_program(Mode::Recycle, (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), 20_000);
+    }
+}
+
+#[test]
+fn bump_programs() {
+    for seed in 1..=4 {
+        run_program(Mode::Bump, (seed as u64).wrapping_mul(0xD1B5_4A32_D192_ED03), 20_000);
+    }
+}
+
+#[test]
+fn newest_block_reuse_and_growth_on_a_fresh_heap() {
+    for mode in [Mode::Recycle, Mode::Bump] {
+        let mut h = Heap::EMPTY;
+        let csz = chunk_size(100, mode).unwrap();
+        // SAFETY: csz from chunk_size; blocks freed once below.
+        unsafe {
+            let a = h.alloc::<false>(csz, 16, mode, &options);
+            let b = h.alloc::<false>(csz, 16, mode, &options);
+            assert_eq!(b.addr(), a.addr() + csz);
+            b.write_bytes(0xEE, csz);
+            h.free(b, csz, mode);
+            // The dirty bytes came back to the bump pointer: a zeroed request rewrites them.
+            let c = h.alloc::<true>(csz, 16, mode, &options);
+            assert_eq!(c, b);
+            assert!(std::slice::from_raw_parts(c, csz).iter().all(|&x| x == 0));
+            // Grow past the first window (64 KiB): the adjacent next window extends it.
+            let big = chunk_size(200_000, Mode::Bump).unwrap();
+            assert!(h.resize_in_place(c, csz, big, Mode::Bump));
+            h.free(c, big, Mode::Bump);
+            h.free(a, csz, mode);
+        }
+    }
+}

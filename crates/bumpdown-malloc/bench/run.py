@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Interleaved timing of one command under several allocators.
+
+usage: run.py RUNS NAME CMD... -- ALLOC=ENV [ALLOC=ENV ...]
+  ENV is "" (no change) or VAR=VALUE[,VAR=VALUE]  e.g.  glibc=  bumpdown=LD_PRELOAD=/x.so
+  "{alloc}" in CMD is replaced by the allocator's name (one binary per allocator), or by
+  the part after "@" when the name is written NAME@BINARY.
+Each round runs every allocator once (rotating the order), RUNS rounds in all. Prints,
+per allocator, the median wall time, the spread (min..max), the median CPU time (user +
+system, less disturbed than wall time on a busy machine), the median peak RSS (from wait4,
+the child's own maxrss) and the ratios to the first allocator. Exits non-zero if
+any run's exit status differs from the first allocator's.
+"""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def main():
+    runs = int(sys.argv[1])
+    name = sys.argv[2]
+    sep = sys.argv.index("--")
+    cmd = sys.argv[3:sep]
+    allocs = []
+    for spec in sys.argv[sep + 1:]:
+        label, _, env = spec.partition("=")
+        extra = dict(kv.split("=", 1) for kv in env.split(",") if kv)
+        allocs.append((label, extra))
+    results = {label: [] for label, _ in allocs}
+    statuses = {}
+    for r in range(runs):
+        order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
+        for label, extra in order:
+            env = dict(os.environ, **extra)
+            start = time.perf_counter()
+            argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
+            p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(p.pid, 0)
+            elapsed = time.perf_counter() - start
+            results[label].append((elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime))
+            statuses.setdefault(label, set()).add(os.waitstatus_to_exitcode(status))
+    base = allocs[0][0]
+    base_t = statistics.median(r[0] for r in results[base])
+    base_m = statistics.median(r[1] for r in results[base])
+    base_c = statistics.median(r[2] for r in results[base])
+    print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | RSS vs {base} | exit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, _ in allocs:
+        ts = [r[0] for r in results[label]]
+        ms = [r[1] for r in results[label]]
+        cs = [r[2] for r in results[label]]
+        t, m, c = statistics.median(ts), statistics.median(ms), statistics.median(cs)
+        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {m / 1024:.1f} | {t / base_t:.3f}x | {c / base_c:.3f}x | {m / base_m:.2f}x | {sorted(statuses[label])} |")
+    first = statuses[allocs[0][0]]
+    if any(s != first for s in statuses.values()):
+        print(f"exit statuses differ: {statuses}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+//! `libbumpdown_malloc.so`: bumpdown's allocator for any dynamically linked program.
+//!
+//! ```sh
+//! cargo build --release -p bumpdown-malloc
+//! LD_PRELOAD=target/release/libbumpdown_malloc.so FileCheck check.txt < input.txt
+//! BUMPDOWN_STATS=1 LD_PRELOAD=... program   # one summary line on stderr at exit
+//! ```
+//!
+//! It replaces `malloc`, `free`, `calloc`, `realloc`, `reallocarray`, `memalign`,
+//! `posix_memalign`, `aligned_alloc`, `valloc`, `pvalloc` and `malloc_usable_size`.
+//! Memory comes from the `bumpdown-global` engine: one `mmap` reservation, per-thread
+//! windows bumped upwards without locks, the newest block freed or grown in place, and (in
+//! the default mode) freed blocks reused from per-thread size-class lists. Each block
+//! carries a 16-byte header holding its exact usable size.
+//!
+//! Requests the region does not serve (over 256 KiB in the default mode, alignment over
+//! 4096, or past the `BUMPDOWN_LIMIT` cap) go to glibc through `__libc_malloc` and
+//! friends, which never call back into us; `free` routes by address. See [`config`] for
+//! the environment variables.
+//!
+//! Nothing in this library allocates through `malloc`, takes a lock or can unwind: it
+//! works before `main`, inside `dlsym`, in multithreaded code and in the child of a
+//! `fork` (there is no lock to reset). The thread's heap sits in initial-exec TLS
+//! (see `tls.rs`), so the fast path makes no call at all.
+//!
+//! # Why recycling is the default
+//! A pure bump loses on real programs: every byte it hands out is a fresh page to fault in,
+//! and malloc is only a few percent of their cycles. `BUMPDOWN_MODE=bump` is kept for
+//! programs that never free; measured here (`bench/preload.sh`, FileCheck torture run),
+//! it took 1.12x glibc's time at 3.9x its peak RSS, while the default mode matched glibc's
+//! CPU time at the same peak RSS. Figures are from a shared, noisy 2-core machine.
+//!
+//! # Limits
+//! * A thread's window tail and free lists are abandoned when the thread exits (the
+//!   untouched tail costs address space, not memory).
+//! * Blocks freed by another thread than the one that allocated them join the freeing
+//!   thread's lists: a producer/consumer program grows until `BUMPDOWN_LIMIT`, then
+//!   continues on glibc.
+//! * `BUMPDOWN_STATS` prints from `.fini_array`: programs that leave with `_exit` (dash)
+//!   or close stderr in an `atexit` handler (coreutils) print nothing.
+#![no_std]
+
+pub mod config;
+mod exports;
+mod header;
+mod malloc;
+mod report;
+mod tls;

@@ -1,0 +1,346 @@
+//! The malloc family over the bumpdown engine, with glibc as the fallback.
+//!
+//! Every function here is what the exported symbol of the same name does. Region blocks
+//! come from the thread's heap (a free-list pop or a bump); requests the region cannot
+//! serve (over 256 KiB in recycling mode, alignment over 4096, region full or missing)
+//! go to glibc's `__libc_*` entry points, which never come back to us. Nothing here
+//! allocates through `malloc`, takes a lock, or panics.
+
+use core::ffi::c_void;
+use core::ptr;
+
+use bumpdown_global::heap::MAX_ALIGN;
+use bumpdown_global::{chunk_size, region, Mode};
+
+use crate::config::{mode, region_options};
+use crate::header::{self, Header, FALLBACK_TAG, HDR};
+use crate::tls::with_heap;
+
+extern "C" {
+    fn __libc_malloc(size: usize) -> *mut c_void;
+    fn __libc_calloc(n: usize, size: usize) -> *mut c_void;
+    fn __libc_realloc(p: *mut c_void, size: usize) -> *mut c_void;
+    fn __libc_memalign(align: usize, size: usize) -> *mut c_void;
+    fn __libc_free(p: *mut c_void);
+}
+
+/// Sets `errno`.
+fn set_errno(code: i32) {
+    // SAFETY: __errno_location returns this thread's errno slot.
+    unsafe { *libc::__errno_location() = code };
+}
+
+/// `ENOMEM` and null.
+#[cold]
+fn out_of_memory() -> *mut u8 {
+    set_errno(libc::ENOMEM);
+    ptr::null_mut()
+}
+
+/// Allocates a region chunk for `total` bytes (payload plus header room) aligned to
+/// `align`, or null if the region cannot serve it.
+#[inline(always)]
+fn region_chunk<const ZERO: bool>(total: usize, align: usize, mode: Mode) -> Option<(*mut u8, usize)> {
+    let csz = chunk_size(total, mode)?;
+    // SAFETY: csz from chunk_size in `mode`; align is a power of two <= MAX_ALIGN (callers);
+    // the heap code and `region_options` never allocate.
+    let c = unsafe { with_heap(|h| h.alloc::<ZERO>(csz, align, mode, &region_options)) };
+    if c.is_null() {
+        None
+    } else {
+        Some((c, csz))
+    }
+}
+
+/// Bytes a chunk needs for an `n`-byte payload `offset` bytes in. Zero-byte payloads
+/// count as one, so the caller's pointer is always strictly inside its chunk (and so
+/// inside the region: `free` finds it by address).
+#[inline(always)]
+fn chunk_total(n: usize, offset: usize) -> Option<usize> {
+    n.max(1).checked_add(offset)
+}
+
+/// `malloc`.
+#[inline(always)]
+pub fn malloc(n: usize) -> *mut u8 {
+    let mode = mode();
+    if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
+        // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 16-aligned.
+        return unsafe { finish(c, HDR, csz) };
+    }
+    fallback(n, 16, false)
+}
+
+/// Writes the header of a region chunk and returns the caller's pointer.
+///
+/// # Safety
+/// `c` is a fresh region chunk of `csz` bytes; `HDR <= offset < csz`, and `c + offset` is
+/// aligned as the caller needs.
+#[inline(always)]
+unsafe fn finish(c: *mut u8, offset: usize, csz: usize) -> *mut u8 {
+    // SAFETY: offset < csz (callers add offset to the payload size before rounding).
+    let p = unsafe { c.add(offset) };
+    // SAFETY: p - 16 .. p lies in the chunk (offset >= 16).
+    unsafe { header::write(p, offset, csz - offset) };
+    p
+}
+
+/// Allocates from glibc with our header in front: `n` bytes aligned to `align` (a power
+/// of two >= 16), zeroed if asked.
+#[cold]
+#[inline(never)]
+fn fallback(n: usize, align: usize, zero: bool) -> *mut u8 {
+    let Some(total) = n.checked_add(align) else {
+        return out_of_memory();
+    };
+    // SAFETY: glibc's own entry points; they do not call back into us.
+    let raw = unsafe {
+        if align <= 16 {
+            if zero {
+                __libc_calloc(1, total)
+            } else {
+                __libc_malloc(total)
+            }
+        } else {
+            __libc_memalign(align, total)
+        }
+    }
+    .cast::<u8>();
+    if raw.is_null() {
+        return out_of_memory();
+    }
+    // SAFETY: raw has total = n + align bytes; p = raw + align leaves align >= 16 header bytes.
+    let p = unsafe { raw.add(align) };
+    if zero && align > 16 {
+        // SAFETY: p..p+n is inside the block.
+        unsafe { p.write_bytes(0, n) };
+    }
+    // SAFETY: p-16..p is inside the block (align >= 16).
+    unsafe { header::write(p, align | FALLBACK_TAG, n) };
+    region::note_fallback_alloc(n);
+    p
+}
+
+/// `free`.
+///
+/// # Safety
+/// `p` is null or a live block from this library (or from glibc before us), not used after.
+#[inline(always)]
+pub unsafe fn free(p: *mut u8) {
+    if p.is_null() {
+        return;
+    }
+    if region::contains(p) {
+        // SAFETY: a live region block has our header.
+        let Header { offset, usable } = unsafe { header::read(p) };
+        let mode = mode();
+        // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
+        // (its chunk size); the caller gives it up; free never allocates.
+        unsafe { with_heap(|h| h.free(p.sub(offset), offset + usable, mode)) };
+    } else {
+        // SAFETY: forwarded caller contract.
+        unsafe { free_outside(p) };
+    }
+}
+
+/// Frees a block outside the region.
+///
+/// # Safety
+/// As [`free`], with `p` non-null and outside the region.
+#[cold]
+unsafe fn free_outside(p: *mut u8) {
+    // SAFETY: p is a live fallback or glibc block.
+    match unsafe { header::read_fallback(p) } {
+        Some(h) => {
+            region::note_fallback_free(h.usable);
+            // SAFETY: our fallback block starts `offset` bytes before p, from __libc_*.
+            unsafe { __libc_free(p.sub(h.offset).cast()) };
+        }
+        // SAFETY: a block glibc made on its own.
+        None => unsafe { __libc_free(p.cast()) },
+    }
+}
+
+/// `calloc`.
+#[inline]
+pub fn calloc(n: usize, size: usize) -> *mut u8 {
+    let Some(bytes) = n.checked_mul(size) else {
+        return out_of_memory();
+    };
+    let mode = mode();
+    if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
+        // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes.
+        return unsafe { finish(c, HDR, csz) };
+    }
+    fallback(bytes, 16, true)
+}
+
+/// `realloc` (glibc semantics: null `p` is `malloc`, size 0 frees and returns null).
+///
+/// # Safety
+/// `p` is null or a live block from this library (or glibc), not used after success.
+pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
+    if p.is_null() {
+        return malloc(n);
+    }
+    if n == 0 {
+        // SAFETY: forwarded caller contract.
+        unsafe { free(p) };
+        return ptr::null_mut();
+    }
+    let usable;
+    if region::contains(p) {
+        // SAFETY: live region block.
+        let h = unsafe { header::read(p) };
+        usable = h.usable;
+        let mode = mode();
+        if h.offset == HDR {
+            if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, mode)) {
+                let old = usable + HDR;
+                if new == old {
+                    return p;
+                }
+                // SAFETY: the chunk p-HDR of `old` bytes is live; new from chunk_size.
+                if unsafe { with_heap(|heap| heap.resize_in_place(p.sub(HDR), old, new, mode)) } {
+                    // SAFETY: the header is ours; the chunk is now `new` bytes.
+                    unsafe { header::write(p, HDR, new - HDR) };
+                    return p;
+                }
+                if new < old && (mode == Mode::Bump || n >= usable / 2) {
+                    return p;
+                }
+            }
+        }
+    } else {
+        // SAFETY: p is a live fallback or glibc block.
+        match unsafe { header::read_fallback(p) } {
+            Some(h) if h.offset == HDR => {
+                let Some(total) = n.checked_add(HDR) else {
+                    return out_of_memory();
+                };
+                // SAFETY: our 16-aligned fallback block starts at p - HDR, from __libc_malloc.
+                let raw = unsafe { __libc_realloc(p.sub(HDR).cast(), total) }.cast::<u8>();
+                if raw.is_null() {
+                    return out_of_memory();
+                }
+                region::note_fallback_free(h.usable);
+                region::note_fallback_alloc(n);
+                // SAFETY: raw has n + HDR bytes; glibc copied our header too.
+                let q = unsafe { raw.add(HDR) };
+                // SAFETY: the header is inside the new block.
+                unsafe { header::write(q, HDR | FALLBACK_TAG, n) };
+                return q;
+            }
+            Some(h) => usable = h.usable,
+            // SAFETY: a block glibc made on its own stays with glibc.
+            None => return unsafe { __libc_realloc(p.cast(), n) }.cast(),
+        }
+    }
+    let q = malloc(n);
+    if !q.is_null() {
+        // SAFETY: both blocks are live and distinct; min(usable, n) fits both.
+        unsafe { ptr::copy_nonoverlapping(p, q, usable.min(n)) };
+        // SAFETY: p is given up now that its bytes are in q.
+        unsafe { free(p) };
+    }
+    q
+}
+
+/// `reallocarray`: `realloc(p, n * size)` with overflow checked (ENOMEM, `p` untouched).
+///
+/// # Safety
+/// As [`realloc`].
+pub unsafe fn reallocarray(p: *mut u8, n: usize, size: usize) -> *mut u8 {
+    match n.checked_mul(size) {
+        // SAFETY: forwarded caller contract.
+        Some(bytes) => unsafe { realloc(p, bytes) },
+        None => out_of_memory(),
+    }
+}
+
+/// `n` bytes aligned to `align`, a power of two.
+pub fn aligned(align: usize, n: usize) -> *mut u8 {
+    debug_assert!(align.is_power_of_two());
+    if align <= 16 {
+        return malloc(n);
+    }
+    let mode = mode();
+    if align <= MAX_ALIGN {
+        // The caller's pointer is the chunk start plus `align`: aligned, header room in front.
+        if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, align, mode)) {
+            // SAFETY: c is an align-aligned chunk of csz >= n + align bytes; offset = align >= 32.
+            return unsafe { finish(c, align, csz) };
+        }
+    }
+    fallback(n, align, false)
+}
+
+/// `memalign`: glibc semantics, a non-power-of-two alignment is rounded up.
+pub fn memalign(align: usize, n: usize) -> *mut u8 {
+    match align.checked_next_power_of_two() {
+        Some(align) => aligned(align, n),
+        None => {
+            set_errno(libc::EINVAL);
+            ptr::null_mut()
+        }
+    }
+}
+
+/// `aligned_alloc`: the alignment must be a power of two (else EINVAL).
+pub fn aligned_alloc(align: usize, n: usize) -> *mut u8 {
+    if !align.is_power_of_two() {
+        set_errno(libc::EINVAL);
+        return ptr::null_mut();
+    }
+    aligned(align, n)
+}
+
+/// `posix_memalign`: returns 0, EINVAL (bad alignment) or ENOMEM; `*out` set only on 0.
+///
+/// # Safety
+/// `out` is valid for a pointer write.
+pub unsafe fn posix_memalign(out: *mut *mut c_void, align: usize, n: usize) -> i32 {
+    if !align.is_power_of_two() || align % size_of::<usize>() != 0 {
+        return libc::EINVAL;
+    }
+    let p = aligned(align, n);
+    if p.is_null() {
+        return libc::ENOMEM;
+    }
+    // SAFETY: caller guarantees `out` is writable.
+    unsafe { out.write(p.cast()) };
+    0
+}
+
+/// `valloc`: page-aligned.
+pub fn valloc(n: usize) -> *mut u8 {
+    aligned(region::PAGE, n)
+}
+
+/// `pvalloc`: page-aligned, size rounded up to whole pages (at least one).
+pub fn pvalloc(n: usize) -> *mut u8 {
+    match bumpdown_global::classes::checked_round_up(n.max(1), region::PAGE) {
+        Some(n) => aligned(region::PAGE, n),
+        None => out_of_memory(),
+    }
+}
+
+/// `malloc_usable_size`.
+///
+/// # Safety
+/// `p` is null or a live block from this library (or glibc).
+pub unsafe fn malloc_usable_size(p: *mut u8) -> usize {
+    if p.is_null() {
+        0
+    } else if region::contains(p) {
+        // SAFETY: live region block.
+        unsafe { header::read(p) }.usable
+    } else {
+        // SAFETY: live fallback or glibc block.
+        match unsafe { header::read_fallback(p) } {
+            Some(h) => h.usable,
+            // SAFETY: a live glibc block.
+            None => unsafe { header::glibc_usable(p) },
+        }
+    }
+}

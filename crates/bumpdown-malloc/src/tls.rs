@@ -1,0 +1,63 @@
+//! The current thread's heap, in initial-exec thread-local storage.
+//!
+//! A preloaded library's thread-locals sit in the static TLS block, so they can be reached
+//! at a fixed offset from the thread pointer: two instructions, no call. Rust's own
+//! `thread_local!` in a `cdylib` goes through `__tls_get_addr`, a call, which after a
+//! `dlopen` of a library with thread-locals may itself call `malloc` (glibc then resizes
+//! the thread's DTV): an allocator must not depend on it. On x86_64 we therefore declare
+//! the slot in assembly (`.tbss`, zero-filled: the all-zero `Heap` is the empty heap) and
+//! reach it with the initial-exec sequence; elsewhere we use the engine's slot.
+
+use bumpdown_global::Heap;
+
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+core::arch::global_asm!(
+    ".section .tbss,\"awT\",@nobits",
+    ".p2align 6",
+    ".globl bumpdown_malloc_heap",
+    ".hidden bumpdown_malloc_heap",
+    ".type bumpdown_malloc_heap,@object",
+    ".size bumpdown_malloc_heap, {size}",
+    "bumpdown_malloc_heap:",
+    ".zero {size}",
+    ".text",
+    size = const core::mem::size_of::<Heap>(),
+);
+
+const _: () = assert!(core::mem::align_of::<Heap>() <= 64);
+
+/// Runs `f` on the current thread's heap.
+///
+/// # Safety
+/// `f` must not call `with_heap` (no allocation through this library inside `f`).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[inline(always)]
+pub unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
+    let heap: *mut Heap;
+    // SAFETY: the initial-exec TLS sequence: %fs:0 holds the thread pointer, and the GOT
+    // entry holds the slot's offset from it (a static TLS block exists for every library
+    // loaded at start-up, which LD_PRELOAD libraries are). Reads memory only.
+    unsafe {
+        core::arch::asm!(
+            "mov {p}, qword ptr fs:[0]",
+            "add {p}, qword ptr [rip + bumpdown_malloc_heap@GOTTPOFF]",
+            p = out(reg) heap,
+            options(pure, readonly, nostack),
+        );
+    }
+    // SAFETY: the slot is this thread's, `size_of::<Heap>()` bytes, 64-aligned, starts as
+    // zero bytes (a valid empty `Heap`) and is only ever written through here; by the
+    // caller's promise no other reference to it is live while `f` runs.
+    f(unsafe { &mut *heap })
+}
+
+/// Runs `f` on the current thread's heap.
+///
+/// # Safety
+/// `f` must not call `with_heap` (no allocation through this library inside `f`).
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+#[inline(always)]
+pub unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
+    // SAFETY: forwarded caller contract.
+    unsafe { bumpdown_global::with_heap(f) }
+}
