@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
-use crate::{machine, report, resets, rows, scopes, seed004, speed, threads};
+use crate::{fastpath, machine, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
 pub fn main() -> ExitCode {
@@ -51,6 +51,19 @@ fn list(options: &Options) -> Result<(), String> {
             threads::PER_THREAD
         ));
     }
+    if options.selects("fast_path") {
+        text.push_str(&format!(
+            "{:<24} instructions and branches of each allocation call, from this binary's disassembly\n",
+            "fast_path"
+        ));
+    }
+    if options.selects("real_use") {
+        text.push_str(&format!(
+            "{:<24} parse an {} MiB program into a tree (bumpdown, bumpalo, Box), evaluate, drop\n",
+            "real_use",
+            realuse::SOURCE_BYTES >> 20
+        ));
+    }
     if options.selects("seed004") {
         text.push_str(&format!(
             "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
@@ -69,8 +82,20 @@ fn run_report(options: Options) -> Result<(), String> {
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
     let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
     let seed004 = if options.selects("seed004") { Some(seed004::measure()?) } else { None };
-    let report =
-        report::Report { machine: machine::Machine::detect(), options, speed, scopes, resets, threads, seed004 };
+    let fast_path = options.selects("fast_path").then(fastpath::measure);
+    let real_use =
+        if options.selects("real_use") { Some(realuse::measure(options.effort.real_use_runs())?) } else { None };
+    let report = report::Report {
+        machine: machine::Machine::detect(),
+        options,
+        speed,
+        scopes,
+        resets,
+        threads,
+        seed004,
+        fast_path,
+        real_use,
+    };
     let charts = report.charts();
     let markdown = report.markdown(&charts);
     let json = report.json();

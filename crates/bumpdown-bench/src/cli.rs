@@ -42,6 +42,14 @@ impl Effort {
         }
     }
 
+    /// Runs per way of the real-use section.
+    pub fn real_use_runs(self) -> usize {
+        match self {
+            Effort::Quick => 5,
+            Effort::Full => 11,
+        }
+    }
+
     /// The flag that selects this effort (passed on to child processes).
     pub fn flag(self) -> &'static str {
         match self {
@@ -127,8 +135,9 @@ report.json, the charts (*.svg) and readme-snippet.md.
 
   --quick          default: about a minute on two cores
   --full           more samples and processes
-  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\" is a row too;
-                   \"scope\" and \"bumper\" pick the scope section's tables)
+  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
+                   and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the
+                   scope section's tables)
   --processes N    measure the speed table in N processes
   --json           print the JSON report on stdout instead of markdown
   --readme         print the README snippet on stdout instead (charts and tables,

@@ -7,9 +7,11 @@ use std::path::{Path, PathBuf};
 use crate::charts::{self, Chart};
 use crate::cli::Options;
 use crate::contenders;
+use crate::fastpath::{self, FastPath};
 use crate::json::Json;
 use crate::kernels::Form;
 use crate::machine::Machine;
+use crate::realuse::{self, RealUse};
 use crate::resets::{self, ResetResult};
 use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
@@ -33,6 +35,10 @@ pub struct Report {
     pub threads: Vec<ThreadCell>,
     /// The seed-004 workload, if selected.
     pub seed004: Option<Vec<Seed004Result>>,
+    /// Instruction counts of the fast paths, if selected.
+    pub fast_path: Option<FastPath>,
+    /// The parse-evaluate-drop workload, if selected.
+    pub real_use: Option<RealUse>,
 }
 
 /// Where the README snippet expects the charts, relative to the repository root.
@@ -114,6 +120,9 @@ impl Report {
         if let Some(speed) = &self.speed {
             self.speed_section(&mut md, speed);
         }
+        if let Some(fast_path) = &self.fast_path {
+            fast_path_section(&mut md, fast_path, true);
+        }
         if let Some(scopes) = &self.scopes {
             scope_section(&mut md, scopes);
         }
@@ -122,6 +131,9 @@ impl Report {
         }
         if !self.threads.is_empty() {
             threads_section(&mut md, &self.threads);
+        }
+        if let Some(real_use) = &self.real_use {
+            real_use_section(&mut md, real_use);
         }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
@@ -168,6 +180,12 @@ impl Report {
             }
         }
         image(&mut md, "size-struct.svg");
+        if let Some(fast_path) = &self.fast_path {
+            fast_path_section(&mut md, fast_path, false);
+        }
+        if let Some(real_use) = &self.real_use {
+            real_use_section(&mut md, real_use);
+        }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
             // The section links the chart by its bare file name; point it at the README's copy.
@@ -351,6 +369,37 @@ impl Report {
                 })
                 .collect();
             fields.push(("threads", Json::Arr(cells)));
+        }
+        if let Some(fast_path) = &self.fast_path {
+            fields.push(("fast_path", fast_path_json(fast_path)));
+        }
+        if let Some(r) = &self.real_use {
+            let ways = r
+                .ways
+                .iter()
+                .map(|w| {
+                    Json::Obj(vec![
+                        ("way", w.name.into()),
+                        ("parse_ms", w.parse_ms.into()),
+                        ("eval_ms", w.eval_ms.into()),
+                        ("drop_ms", w.drop_ms.into()),
+                        ("heap_bytes", w.heap_bytes.into()),
+                        ("heap_blocks", w.heap_blocks.into()),
+                        ("arena_allocated_bytes", w.arena_bytes.map_or(Json::Num(f64::NAN), Json::from)),
+                        ("checksum", (w.checksum as f64).into()),
+                    ])
+                })
+                .collect();
+            fields.push((
+                "real_use",
+                Json::Obj(vec![
+                    ("source_bytes", r.source_bytes.into()),
+                    ("statements", r.statements.into()),
+                    ("nodes", r.nodes.into()),
+                    ("runs", r.runs.into()),
+                    ("ways", Json::Arr(ways)),
+                ]),
+            ));
         }
         if let Some(seed004) = &self.seed004 {
             fields.push((
@@ -652,6 +701,121 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
         let _ = writeln!(md, "{line}");
     }
     md.push('\n');
+}
+
+fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
+    let _ = writeln!(md, "## Fast path: instructions per allocation\n");
+    let probes = match fast_path {
+        FastPath::Counted(probes) => probes,
+        FastPath::Unavailable(why) => {
+            let _ = writeln!(md, "Not measured: {why}.\n");
+            return;
+        }
+    };
+    let _ = writeln!(
+        md,
+        "Counted in this benchmark's own machine code (`objdump -d` of the running executable). Each \
+         call is made by an `#[inline(never)]` probe function through the same glue the speed table \
+         uses, with the arena as `&Arena`. A cell is *instructions / conditional branches* from the \
+         probe's entry to its first `ret` (included): the path of an allocation that fits the \
+         current chunk, as laid out by the compiler; \"+ `memcpy`\" names a call on that path. Fewer \
+         instructions are not always faster (the speed table decides), but these are paid on every \
+         allocation.\n"
+    );
+    let names = contenders::names();
+    let _ = writeln!(md, "| call | {} |", names.join(" | "));
+    let _ = writeln!(md, "|---|{}", "---|".repeat(names.len()));
+    for call in fastpath::CALLS {
+        let _ = write!(md, "| `{call}` |");
+        for name in &names {
+            match probes.iter().find(|p| p.call == call && p.contender == *name) {
+                Some(p) if p.instructions > 0 => {
+                    let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
+                    let _ = write!(md, " {} / {}{calls} |", p.instructions, p.branches);
+                }
+                _ => md.push_str(" — |"),
+            }
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+    if listings {
+        let _ = writeln!(md, "<details><summary>The instructions</summary>\n");
+        for p in probes {
+            let _ = writeln!(md, "{} `{}`:\n\n```asm\n{}\n```\n", p.contender, p.call, p.listing.join("\n"));
+        }
+        let _ = writeln!(md, "</details>\n");
+    }
+}
+
+fn fast_path_json(fast_path: &FastPath) -> Json {
+    match fast_path {
+        FastPath::Unavailable(why) => Json::Obj(vec![("unavailable", why.clone().into())]),
+        FastPath::Counted(probes) => Json::Arr(
+            probes
+                .iter()
+                .map(|p| {
+                    Json::Obj(vec![
+                        ("contender", p.contender.into()),
+                        ("call", p.call.into()),
+                        ("instructions", p.instructions.into()),
+                        ("conditional_branches", p.branches.into()),
+                        ("calls", p.callees.clone().into()),
+                        ("listing", p.listing.clone().into()),
+                    ])
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn real_use_section(md: &mut String, r: &RealUse) {
+    let _ = writeln!(md, "## Real use: parse, evaluate, drop a syntax tree\n");
+    let _ = writeln!(
+        md,
+        "A generated program ({} MiB, {} statements such as `x12 = (x3 + 41) * max(x7, -x1, 9);`, \
+         {} nodes, fixed seed) is parsed by one recursive-descent parser into a tree held three \
+         ways: in a `bumpdown::Arena` (children `&'a Expr<'a>` by `alloc`, call arguments by \
+         `alloc_slice_copy`, names by `alloc_str`, the statement list by `alloc_iter`), in a \
+         `bumpalo::Bump` (the same calls), and on the heap (`Box` children, `Vec` arguments, \
+         `Box<str>` names). Then the program is evaluated (a walk of the whole tree) and the tree \
+         dropped. Arenas start empty (`new()`), so parsing includes their chunk growth. Median of {} \
+         runs per way, the ways taking turns; all agree on the result. *Held* is what the tree holds \
+         from the global allocator once parsed (requested bytes, so `malloc`'s per-block overhead \
+         comes on top for each block); for arenas `allocated_bytes()` is their chunks' capacity.\n",
+        r.source_bytes >> 20,
+        thousands(r.statements),
+        thousands(r.nodes),
+        r.runs
+    );
+    let fastest = r.ways.iter().map(|w| w.parse_ms + w.eval_ms + w.drop_ms).fold(f64::INFINITY, f64::min);
+    let _ = writeln!(
+        md,
+        "| tree in | parse ms | evaluate ms | drop ms | total | held (MiB) | heap blocks | `allocated_bytes()` (MiB) |\n\
+         |---|---|---|---|---|---|---|---|"
+    );
+    for w in &r.ways {
+        let total = w.parse_ms + w.eval_ms + w.drop_ms;
+        let ratio = total / fastest;
+        let _ = writeln!(
+            md,
+            "| {} | {:.1} | {:.1} | {:.2} | {} {ratio:.2}x ({total:.1} ms) | {} | {} | {} |",
+            w.name,
+            w.parse_ms,
+            w.eval_ms,
+            w.drop_ms,
+            colour(ratio),
+            mib(w.heap_bytes),
+            thousands(w.heap_blocks),
+            w.arena_bytes.map_or("—".to_owned(), mib),
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\nThe generator, the parser and both tree types are in `crates/bumpdown-bench/src/realuse.rs` \
+         ({} bytes of source asked for).\n",
+        thousands(realuse::SOURCE_BYTES)
+    );
 }
 
 fn seed004_section(md: &mut String, results: &[Seed004Result]) {
