@@ -147,7 +147,8 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     let top = 100.0;
     let mut groups: Vec<(String, Vec<Option<f64>>, bool)> = Vec::new();
     if let Some(means) = geometric_means(speed, form, rows, &names) {
-        groups.push(("geometric mean".to_owned(), means.into_iter().map(Some).collect(), true));
+        let label = if large { "geo. mean (these rows)" } else { "geometric mean" };
+        groups.push((label.to_owned(), means.into_iter().map(Some).collect(), true));
     }
     for row in rows {
         groups.push(((*row).to_owned(), ratios(speed, row, form, &names), false));
@@ -156,9 +157,10 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     let height = top + group_height * groups.len() as f64 + 46.0;
     let width = label_width + plot_width + value_room + 20.0;
 
-    // Scale: up to the largest ratio, but at most 4x; longer bars are cut and labelled.
+    // Scale: up to the largest ratio, but at most 2.5x (summary) or 3x; longer bars
+    // are cut and labelled, so one slow outlier does not squash every other row.
     let largest = groups.iter().flat_map(|g| g.1.iter().flatten()).copied().fold(1.0, f64::max);
-    let cap = largest.clamp(1.5, 4.0);
+    let cap = largest.clamp(1.5, if large { 2.5 } else { 3.0 });
     let axis = ticks(cap, 6);
     let max = *axis.last().unwrap_or(&cap);
     let x_of = |ratio: f64| label_width + plot_width * ratio.min(max) / max;

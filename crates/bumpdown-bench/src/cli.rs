@@ -45,8 +45,8 @@ impl Effort {
     /// Runs per way of the real-use section.
     pub fn real_use_runs(self) -> usize {
         match self {
-            Effort::Quick => 5,
-            Effort::Full => 11,
+            Effort::Quick => 3,
+            Effort::Full => 9,
         }
     }
 
@@ -133,7 +133,7 @@ Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
 report.json, the charts (*.svg) and readme-snippet.md.
 
-  --quick          default: about a minute on two cores
+  --quick          default: about two minutes on two cores
   --full           more samples and processes
   --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
                    and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the
