@@ -191,7 +191,8 @@ impl Report {
             // The section links the chart by its bare file name; point it at the README's copy.
             md = md.replace("](seed004.svg)", &format!("]({README_IMAGES}seed004.svg)"));
         }
-        md
+        // One level below the snippet's own heading.
+        format!("## Benchmarks\n\n{}", md.replace("\n## ", "\n### "))
     }
 
     fn header(&self, md: &mut String) {
