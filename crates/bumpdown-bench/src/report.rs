@@ -387,7 +387,8 @@ impl Report {
                         ("heap_bytes", w.heap_bytes.into()),
                         ("heap_blocks", w.heap_blocks.into()),
                         ("arena_allocated_bytes", w.arena_bytes.map_or(Json::Num(f64::NAN), Json::from)),
-                        ("checksum", (w.checksum as f64).into()),
+                        // As a string: an `i64` does not survive a trip through `f64`.
+                        ("checksum", w.checksum.to_string().into()),
                     ])
                 })
                 .collect();
