@@ -42,6 +42,14 @@ impl Effort {
         }
     }
 
+    /// Runs per way of the real-use section.
+    pub fn real_use_runs(self) -> usize {
+        match self {
+            Effort::Quick => 3,
+            Effort::Full => 9,
+        }
+    }
+
     /// The flag that selects this effort (passed on to child processes).
     pub fn flag(self) -> &'static str {
         match self {
@@ -88,6 +96,20 @@ pub struct Options {
     pub filter: Option<String>,
     /// Overrides [`Effort::processes`].
     pub processes: Option<usize>,
+    /// What the report prints on stdout (the files are written either way).
+    pub output: Output,
+}
+
+/// What the report prints on stdout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The markdown report (default).
+    Markdown,
+    /// The JSON report (`--json`).
+    Json,
+    /// A snippet for the workspace README (`--readme`): the speed charts and
+    /// tables, with image paths relative to the repository root.
+    Readme,
 }
 
 impl Options {
@@ -104,21 +126,33 @@ impl Options {
 
 /// Usage text for `--help` and errors.
 pub const USAGE: &str = "\
-usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N] [--list]
+usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N]
+                      [--json | --readme] [--list]
 
 Prints a markdown report comparing bumpdown with other bump allocators on stdout
-(progress on stderr) and writes it to <target dir>/bumpdown-report/report.md.
+(progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
+report.json, the charts (*.svg) and readme-snippet.md.
 
-  --quick          default: about a minute on two cores
+  --quick          default: about two minutes on two cores
   --full           more samples and processes
-  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\" is a row too;
-                   \"scope\" and \"bumper\" pick the scope section's tables)
+  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
+                   and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the
+                   scope section's tables)
   --processes N    measure the speed table in N processes
+  --json           print the JSON report on stdout instead of markdown
+  --readme         print the README snippet on stdout instead (charts and tables,
+                   image links pointing at docs/bench/, where to copy the SVGs)
   --list           print the row names and exit";
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options { command: Command::Report, effort: Effort::Quick, filter: None, processes: None };
+    let mut options = Options {
+        command: Command::Report,
+        effort: Effort::Quick,
+        filter: None,
+        processes: None,
+        output: Output::Markdown,
+    };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -126,6 +160,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "--quick" => options.effort = Effort::Quick,
             "--full" => options.effort = Effort::Full,
             "--list" => options.command = Command::List,
+            "--json" => options.output = Output::Json,
+            "--readme" => options.output = Output::Readme,
             "--filter" => options.filter = Some(value("--filter")?),
             "--processes" => {
                 let n = value("--processes")?;
@@ -178,6 +214,9 @@ mod tests {
         assert!(options.selects("alloc_str_lit_8"));
         assert!(!options.selects("alloc_u8"));
         assert_eq!(parse_str("--list").unwrap().command, Command::List);
+        assert_eq!(parse_str("").unwrap().output, Output::Markdown);
+        assert_eq!(parse_str("--json").unwrap().output, Output::Json);
+        assert_eq!(parse_str("--readme --quick").unwrap().output, Output::Readme);
         assert_eq!(parse_str("--help").unwrap().command, Command::Help);
         assert_eq!(
             parse_str("--child seed004 bumpalo").unwrap().command,

@@ -48,6 +48,8 @@ pub struct Cell {
     pub form: Form,
     /// Takes one sample.
     pub sampler: Sampler,
+    /// Operations one sample performs (its time is this many times `ns_per_op`).
+    pub ops: usize,
 }
 
 /// One row of the table.
@@ -89,6 +91,7 @@ impl<W: Work> Visitor for WorkCells<W> {
                 contender: A::NAME,
                 form,
                 sampler: kernels::sampler::<A, W>(form, self.work, self.iters),
+                ops: self.iters * W::ALLOCS,
             });
         }
     }
@@ -116,12 +119,12 @@ struct ClearCells {
 impl Visitor for ClearCells {
     fn visit<A: Contender>(&mut self) {
         for form in Form::ALL {
-            let sampler = if self.refill {
-                kernels::clear_and_reuse_sampler::<A>(form, REUSE_ITERS)
+            let (sampler, ops) = if self.refill {
+                (kernels::clear_and_reuse_sampler::<A>(form, REUSE_ITERS), REUSE_ITERS)
             } else {
-                kernels::clear_sampler::<A>(form)
+                (kernels::clear_sampler::<A>(form), kernels::CLEAR_ARENAS)
             };
-            self.cells.push(Cell { contender: A::NAME, form, sampler });
+            self.cells.push(Cell { contender: A::NAME, form, sampler, ops });
         }
     }
 }

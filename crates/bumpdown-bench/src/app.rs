@@ -1,0 +1,118 @@
+//! The program: parses the command line and runs the report or a child.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::cli::{self, Command, Options, Output};
+use crate::{fastpath, machine, realuse, report, resets, rows, scopes, seed004, speed, threads};
+
+/// Runs `bumpdown-bench` with this process's arguments.
+pub fn main() -> ExitCode {
+    let options = match cli::parse(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match &options.command {
+        Command::List => list(&options),
+        Command::Help => {
+            println!("{}", cli::USAGE);
+            Ok(())
+        }
+        Command::SpeedChild { index } => speed::child_main(&options, *index),
+        Command::ScopesChild { index } => scopes::child_main(&options, *index),
+        Command::Seed004Child { contender } => seed004::child_main(contender),
+        Command::Report => run_report(options),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
+fn list(options: &Options) -> Result<(), String> {
+    let mut text = String::new();
+    for row in rows::selected(options.filter.as_deref()) {
+        text.push_str(&format!("{:<24} {}\n", row.name, row.what));
+    }
+    for row in scopes::selected(options.filter.as_deref()) {
+        text.push_str(&format!("{:<24} {} ({})\n", row.name, row.what, row.table.unit()));
+    }
+    if threads::selected(options) {
+        text.push_str(&format!(
+            "{:<24} {} `u64` allocations per thread, 1 and 2 threads, shared and per-thread handles\n",
+            "threads",
+            threads::PER_THREAD
+        ));
+    }
+    if options.selects("fast_path") {
+        text.push_str(&format!(
+            "{:<24} instructions and branches of each allocation call, from this binary's disassembly\n",
+            "fast_path"
+        ));
+    }
+    if options.selects("real_use") {
+        text.push_str(&format!(
+            "{:<24} parse an {} MiB program into a tree (bumpdown, bumpalo, Box), evaluate, drop\n",
+            "real_use",
+            realuse::SOURCE_BYTES >> 20
+        ));
+    }
+    if options.selects("seed004") {
+        text.push_str(&format!(
+            "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
+            "seed004"
+        ));
+    }
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    Ok(())
+}
+
+/// Measures everything selected, prints the report and saves it.
+fn run_report(options: Options) -> Result<(), String> {
+    let speed = speed::measure(&options)?;
+    let speed = (!speed.rows.is_empty()).then_some(speed);
+    let scopes = scopes::measure(&options)?;
+    let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
+    let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
+    let seed004 = if options.selects("seed004") { Some(seed004::measure()?) } else { None };
+    let fast_path = options.selects("fast_path").then(fastpath::measure);
+    let real_use =
+        if options.selects("real_use") { Some(realuse::measure(options.effort.real_use_runs())?) } else { None };
+    let report = report::Report {
+        machine: machine::Machine::detect(),
+        options,
+        speed,
+        scopes,
+        resets,
+        threads,
+        seed004,
+        fast_path,
+        real_use,
+    };
+    let charts = report.charts();
+    let markdown = report.markdown(&charts);
+    let json = report.json();
+    let readme = report.readme(&charts);
+    let stdout = match report.options.output {
+        Output::Markdown => markdown.clone(),
+        Output::Json => format!("{json}\n"),
+        Output::Readme => readme.clone(),
+    };
+    // Saved below even if stdout is closed early (`| head`).
+    let _ = std::io::stdout().write_all(stdout.as_bytes());
+    let files = report::Files { markdown: &markdown, json: &json, readme: &readme, charts: &charts };
+    let dir = report::save(&files)?;
+    eprintln!(
+        "report saved in {}: report.md, report.json, readme-snippet.md and {} charts",
+        dir.display(),
+        charts.len()
+    );
+    Ok(())
+}

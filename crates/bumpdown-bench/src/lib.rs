@@ -1,0 +1,33 @@
+//! `bumpdown-bench`: compares bumpdown with other bump allocators and prints a
+//! markdown report. Run `cargo run --release -p bumpdown-bench -- --help`.
+//!
+//! The same binary is parent and child: the parent re-runs itself with
+//! `--child ...` for every measurement that needs a process of its own.
+//!
+//! The library holds everything; the binary (`src/main.rs`) calls [`app::main`],
+//! and `benches/criterion.rs` drives the same [`rows`] through criterion.
+
+pub mod app;
+mod bumper;
+mod charts;
+mod cli;
+mod collection_kernels;
+pub mod contenders;
+mod fastpath;
+pub mod harness;
+pub mod heap;
+mod json;
+pub mod kernels;
+mod machine;
+mod procs;
+mod realuse;
+mod report;
+mod resets;
+pub mod rows;
+mod scope_kernels;
+mod scopes;
+mod seed004;
+mod sources;
+mod speed;
+mod svg;
+mod threads;
