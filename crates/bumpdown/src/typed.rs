@@ -561,9 +561,11 @@ macro_rules! downward_hooks {
                     // SAFETY: `dst..dst + new_size` is the free part plus the old block
                     // (bumped down from the block's end); `ptr::copy` allows the overlap. The
                     // new top is inside `bottom..=old_end`, derived from `top`, aligned.
+                    // The pointer moves first, so that the bytes are handed out (and, under
+                    // AddressSanitizer, addressable) before the copy writes them.
                     unsafe {
-                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
                         self.set_top(dst);
+                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
                         return Ok(NonNull::new_unchecked(dst).cast());
                     }
                 }

@@ -456,6 +456,8 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     unsafe fn lower_top(&self, new_top: *mut u8) {
         let top = self.top.get().addr();
         debug_assert!(self.base_addr() <= new_top.addr() && new_top.addr() <= top);
+        // SAFETY: `new_top..top` is committed and no longer in use (the caller).
+        unsafe { crate::poison::fill(new_top, top) };
         self.touched.set(self.touched.get().max(top));
         self.top.set(new_top);
     }
