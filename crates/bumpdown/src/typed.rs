@@ -491,6 +491,13 @@ macro_rules! downward_hooks {
             } else {
                 bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
             }?;
+            // `alloc` writes the value before it claims the block (`claim_value`): under
+            // AddressSanitizer the bytes must be addressable before that write.
+            #[cfg(bumpdown_asan)]
+            // SAFETY: `new_top..top` is in the free part of the current chunk.
+            unsafe {
+                crate::asan::unpoison(top.with_addr(new_top), top.addr() - new_top)
+            };
             // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
             // address for null (the `None` niche) on the fast path.
             Some(top.with_addr(new_top).cast())
