@@ -189,10 +189,13 @@ fn run_all<const M: usize>(seed: u64, steps: usize) {
 
 #[test]
 fn every_failed_request_is_an_error_and_nothing_leaks() {
-    let steps = scaled(300, 40);
+    // Under Miri: one short program (each `n` reruns it, so the cost is quadratic).
+    let steps = scaled(300, 12);
     for seed in 1..=scaled(4, 1) as u64 {
         run_all::<1>(seed * 0x9E37_79B9, steps);
-        run_all::<8>(seed * 0x85EB_CA6B, steps);
+        if !cfg!(miri) {
+            run_all::<8>(seed * 0x85EB_CA6B, steps);
+        }
     }
 }
 
