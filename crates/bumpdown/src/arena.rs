@@ -308,6 +308,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             "bump pointer {new_top:p} below bottom {:p} or misaligned",
             self.bottom.get()
         );
+        #[cfg(bumpdown_asan)]
+        // SAFETY: both pointers lie in the current chunk (the caller).
+        unsafe {
+            crate::asan::top_moved(self.top.get(), new_top)
+        };
         self.top.set(new_top)
     }
 
@@ -417,6 +422,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         chunk.set_prev(old);
         chunk.set_saved_top(chunk.end_addr());
+        #[cfg(bumpdown_asan)]
+        // SAFETY: the chunk is empty: its usable part is free.
+        unsafe {
+            crate::asan::poison(chunk.ptr_at(chunk.bottom_addr()), chunk.end_addr() - chunk.bottom_addr())
+        };
         self.current.set(Some(chunk));
         self.current_end.set(chunk.ptr_at(chunk.end_addr()));
         // `end` and `bottom` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN.
@@ -472,6 +482,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             // `current_end` is the current chunk's end (or the sentinel, without one): a
             // multiple of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is
             // borrowed.
+            // SAFETY: `top..end` is the used part of the current chunk (empty for the
+            // sentinel), and `&mut self` proves nothing uses it.
+            unsafe { crate::poison::given_back(self.top.get(), self.current_end.get().addr()) };
             self.top.set(self.current_end.get());
             return;
         }
@@ -495,6 +508,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.allocated_bytes(), 0);
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
+        if crate::poison::ACTIVE {
+            // SAFETY: `&mut self` proves no allocation is in use.
+            unsafe { self.give_back_since(None) };
+        }
         self.bump_epoch();
         self.update_peak();
         self.ledger.reset();
@@ -563,6 +580,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// forward from `cp` (allocations, chunk switches) since it was taken.
     #[inline(always)]
     pub(crate) unsafe fn restore(&self, cp: RawCheckpoint) {
+        if crate::poison::ACTIVE {
+            // SAFETY: from the caller, nothing allocated after `cp` is in use.
+            unsafe { self.give_back_since(cp.chunk.map(|c| (c, cp.top))) };
+        }
         if self.epoch.get() == cp.epoch {
             self.mark_low();
             // Same chunk, same out-of-band chunks, no checkpoint taken since: only the
@@ -645,6 +666,31 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.dirty.set(true);
     }
 
+    /// Debug aids (`poison.rs`): marks what the arena used since position `to` (a chunk
+    /// and its bump pointer then; `None`: since the arena was empty) as given back.
+    /// Walks the chunks from the current one down to `to`'s.
+    ///
+    /// # Safety
+    /// Nothing allocated since `to` is in use, and `to` (if any) is in the current chunk's
+    /// `prev` chain.
+    #[cold]
+    unsafe fn give_back_since(&self, to: Option<(Chunk, *mut u8)>) {
+        let mut cursor = self.current.get();
+        let mut top = self.top.get();
+        while let Some(chunk) = cursor {
+            let stop = to.filter(|&(c, _)| c == chunk);
+            let end = stop.map_or(chunk.end_addr(), |(_, t)| t.addr());
+            // SAFETY: `top..end` is the part of this chunk allocated since `to`, unused
+            // (the caller); `top` carries the chunk's provenance.
+            unsafe { crate::poison::given_back(top, end) };
+            if stop.is_some() {
+                return;
+            }
+            cursor = chunk.prev();
+            top = cursor.map_or(top, |c| c.ptr_at(c.saved_top()));
+        }
+    }
+
     /// Frees every chunk of a list.
     fn free_list(&self, mut cursor: Option<Chunk>) {
         while let Some(chunk) = cursor {
@@ -661,6 +707,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// # Safety
     /// The chunk is in no list and nothing points into it.
     unsafe fn release(&self, chunk: Chunk) {
+        #[cfg(bumpdown_asan)]
+        // SAFETY: the whole chunk is ours until it is freed or handed back just below.
+        unsafe {
+            crate::asan::unpoison(chunk.ptr_at(chunk.base_addr()), chunk.size())
+        };
         if self.borrowed.get() == Some(chunk) {
             self.borrowed.set(None);
             return;

@@ -30,7 +30,9 @@ pub const CHUNK_ALIGN: usize = 16;
 /// `n + align - 1` does not overflow.
 #[inline(always)]
 pub const fn round_up(n: usize, align: usize) -> usize {
-    (n + align - 1) & !(align - 1)
+    // `n + (align - 1)`, not `n + align - 1`: the latter overflows for `n = usize::MAX`
+    // with `align = 1`, which the precondition allows (found by the `bumping` fuzz target).
+    (n + (align - 1)) & !(align - 1)
 }
 
 /// Rounds `n` down to a multiple of the power of two `align`.

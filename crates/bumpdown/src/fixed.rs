@@ -88,6 +88,8 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     /// Frees every allocation.
     pub fn reset(&mut self) {
         self.ledger.reset();
+        // SAFETY: `top..end` is the used part of the buffer; `&mut self`: none in use.
+        unsafe { crate::poison::fill(self.top.get(), self.end.addr()) };
         self.top.set(self.end);
     }
 
@@ -117,6 +119,8 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
         self.ledger.rewind_to(&checkpoint, 0)?;
         // A valid checkpoint's top lies in this buffer, at or above today's.
+        // SAFETY: the bytes allocated since are in the buffer; `&mut self`: none in use.
+        unsafe { crate::poison::fill(self.top.get(), checkpoint.raw.top.addr()) };
         self.top.set(checkpoint.raw.top);
         Ok(())
     }
@@ -233,6 +237,8 @@ impl<const MIN_ALIGN: usize> Drop for FixedScopeGuard<'_, '_, MIN_ALIGN> {
         // Allocations through the guard borrowed it, so none is alive now; the arena was
         // borrowed mutably to make the guard, so nothing else moved it.
         self.arena.ledger.exit(self.entry.serial);
+        // SAFETY: the bytes the guard's allocations used, in the buffer, no longer in use.
+        unsafe { crate::poison::fill(self.arena.top.get(), self.entry.top.addr()) };
         self.arena.top.set(self.entry.top);
     }
 }

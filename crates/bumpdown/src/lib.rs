@@ -43,8 +43,13 @@
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`.
 //! * `serde`: `Serialize` for the [`collections`].
+//! * `poison` (a debugging aid, off by default): memory given back by a reset, rewind or
+//!   scope exit of `Arena`, `FixedArena` or `VmArena` is filled with [`POISON_BYTE`]
+//!   (`0xDB`), so reads through stale pointers stand out. `docs/SAFETY.md` also describes
+//!   the AddressSanitizer annotations (`--cfg bumpdown_asan`).
 #![no_std]
 #![cfg_attr(feature = "nightly-allocator-api", feature(allocator_api))]
+#![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 #![warn(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -55,6 +60,8 @@ extern crate std;
 #[cfg(any(feature = "allocator-api2", feature = "nightly-allocator-api"))]
 mod api2;
 mod arena;
+#[cfg(bumpdown_asan)]
+mod asan;
 mod backing;
 mod buffered;
 mod bump;
@@ -67,6 +74,7 @@ mod error;
 mod fixed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod os;
+mod poison;
 mod realloc;
 mod scope;
 #[cfg(feature = "std")]
@@ -85,6 +93,8 @@ pub use crate::bump::Bump;
 pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};
 pub use crate::fixed::{FixedArena, FixedScopeGuard};
+#[cfg(feature = "poison")]
+pub use crate::poison::POISON_BYTE;
 pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]
 pub use crate::scratch::{scratch, SCRATCH_RETAIN};

@@ -68,9 +68,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 // SAFETY: `dst..dst + new.size()` lies in the free part plus the old block
                 // (bump_checked from the block's end); `ptr::copy` allows the overlap.
                 // The new top is inside `bottom..=old_end`, derived from `top`, aligned.
+                // The pointer moves first, so that the bytes are handed out (and, under
+                // AddressSanitizer, addressable) before the copy writes them.
                 unsafe {
-                    ptr::copy(ptr.as_ptr(), dst, old.size());
                     self.set_top(dst);
+                    ptr::copy(ptr.as_ptr(), dst, old.size());
                     return Ok(NonNull::new_unchecked(dst));
                 }
             }

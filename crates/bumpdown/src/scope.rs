@@ -213,6 +213,11 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
     #[inline(always)]
     pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
         debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
+        #[cfg(bumpdown_asan)]
+        // SAFETY: both pointers lie in the arena's current chunk (the caller).
+        unsafe {
+            crate::asan::top_moved(self.top.get(), new_top)
+        };
         self.top.set(new_top)
     }
 

@@ -491,6 +491,13 @@ macro_rules! downward_hooks {
             } else {
                 bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
             }?;
+            // `alloc` writes the value before it claims the block (`claim_value`): under
+            // AddressSanitizer the bytes must be addressable before that write.
+            #[cfg(bumpdown_asan)]
+            // SAFETY: `new_top..top` is in the free part of the current chunk.
+            unsafe {
+                crate::asan::unpoison(top.with_addr(new_top), top.addr() - new_top)
+            };
             // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
             // address for null (the `None` niche) on the fast path.
             Some(top.with_addr(new_top).cast())
@@ -561,9 +568,11 @@ macro_rules! downward_hooks {
                     // SAFETY: `dst..dst + new_size` is the free part plus the old block
                     // (bumped down from the block's end); `ptr::copy` allows the overlap. The
                     // new top is inside `bottom..=old_end`, derived from `top`, aligned.
+                    // The pointer moves first, so that the bytes are handed out (and, under
+                    // AddressSanitizer, addressable) before the copy writes them.
                     unsafe {
-                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
                         self.set_top(dst);
+                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
                         return Ok(NonNull::new_unchecked(dst).cast());
                     }
                 }

@@ -365,10 +365,17 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
         let target = checkpoint.raw.top;
         self.ledger.rewind_to(&checkpoint, after)?;
-        // The ledger proved it is ours and not stale, so `base <= target <= top`; a
-        // pointer outside that range must never become `top`, so check anyway.
-        if !(self.base_addr()..=self.top.get().addr()).contains(&target.addr()) {
-            debug_assert!(false, "a valid checkpoint outside the used range");
+        // The ledger proved it is ours and not stale, so `base <= target`. `target` may
+        // lie above `top`: freeing or shrinking the newest block lowers `top`, also below
+        // a checkpoint taken after that block was made. Everything allocated after the
+        // checkpoint is gone then, so there is nothing to do (raising `top` would be
+        // sound but would waste the bytes in between).
+        if target.addr() > self.top.get().addr() {
+            return Ok(());
+        }
+        // A pointer below the reservation must never become `top`: check anyway.
+        if target.addr() < self.base_addr() {
+            debug_assert!(false, "a valid checkpoint below the reservation");
             return Err(RewindError::StaleCheckpoint);
         }
         // SAFETY: from the caller; `target` was this arena's `top` when the checkpoint
@@ -449,6 +456,8 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     unsafe fn lower_top(&self, new_top: *mut u8) {
         let top = self.top.get().addr();
         debug_assert!(self.base_addr() <= new_top.addr() && new_top.addr() <= top);
+        // SAFETY: `new_top..top` is committed and no longer in use (the caller).
+        unsafe { crate::poison::fill(new_top, top) };
         self.touched.set(self.touched.get().max(top));
         self.top.set(new_top);
     }

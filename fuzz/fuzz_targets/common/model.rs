@@ -1,0 +1,206 @@
+//! What the arena targets share: a model of the live blocks, and a counting backing
+//! allocator that can be told to fail.
+#![allow(dead_code)]
+
+use std::alloc::Layout;
+use std::cell::Cell;
+use std::ptr::NonNull;
+
+/// One live block as the model sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Block {
+    pub ptr: *mut u8,
+    pub size: usize,
+    pub align: usize,
+    /// Every byte of the block holds this.
+    pub byte: u8,
+    /// When it was made: a rewind frees exactly the blocks made after its checkpoint.
+    pub seq: u64,
+    /// The scope depth it was made at: a scope's exit frees the deeper ones.
+    pub depth: usize,
+}
+
+/// The live blocks, in the order they were made.
+#[derive(Default)]
+pub struct Model {
+    pub live: Vec<Block>,
+    pub seq: u64,
+}
+
+impl Model {
+    /// The next sequence number (strictly increasing).
+    pub fn tick(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Records a fresh block and fills it with its own byte.
+    pub fn add(&mut self, ptr: *mut u8, size: usize, align: usize, depth: usize) {
+        let seq = self.tick();
+        let byte = (seq % 251) as u8 + 1;
+        // SAFETY: the caller passes a block it just got from the arena, `size` bytes long.
+        unsafe { ptr.write_bytes(byte, size) };
+        self.live.push(Block { ptr, size, align, byte, seq, depth });
+    }
+
+    /// Records a block whose contents the caller wrote: every byte `byte`.
+    pub fn add_filled(&mut self, ptr: *mut u8, size: usize, align: usize, depth: usize, byte: u8) {
+        let seq = self.tick();
+        self.live.push(Block { ptr, size, align, byte, seq, depth });
+    }
+
+    pub fn forget_after(&mut self, seq: u64) {
+        self.live.retain(|b| b.seq <= seq);
+    }
+
+    pub fn forget_deeper(&mut self, depth: usize) {
+        self.live.retain(|b| b.depth <= depth);
+    }
+
+    /// Checks alignment (to the block's and the arena's), contents, that each block lies
+    /// in the arena's used memory (`owns`), and that no two blocks overlap. With `full`
+    /// false, big blocks are only sampled at both ends.
+    pub fn check(&self, min_align: usize, full: bool, owns: impl Fn(usize, usize) -> bool) {
+        let mut spans = Vec::with_capacity(self.live.len());
+        for b in &self.live {
+            let addr = b.ptr as usize;
+            assert_eq!(addr % b.align.max(min_align), 0, "misaligned {b:?}");
+            if b.size == 0 {
+                continue;
+            }
+            // SAFETY: the model only holds blocks the arena still hands to us.
+            let bytes = unsafe { std::slice::from_raw_parts(b.ptr, b.size) };
+            let ok = if full || b.size <= 128 {
+                bytes.iter().all(|&x| x == b.byte)
+            } else {
+                bytes[..64].iter().chain(&bytes[b.size - 64..]).all(|&x| x == b.byte)
+            };
+            assert!(ok, "contents changed: {b:?}");
+            assert!(owns(addr, b.size), "block outside the arena's used memory: {b:?}");
+            spans.push((addr, addr + b.size));
+        }
+        spans.sort_unstable();
+        for w in spans.windows(2) {
+            assert!(w[0].1 <= w[1].0, "overlap: {:x?} and {:x?}", w[0], w[1]);
+        }
+    }
+}
+
+/// A backing allocator that counts live bytes and fails when told to.
+#[derive(Default)]
+pub struct Counting {
+    pub live_bytes: Cell<usize>,
+    pub live_blocks: Cell<usize>,
+    /// Fail the next this-many requests.
+    pub fail_next: Cell<u32>,
+}
+
+// SAFETY: forwards to `Global`, which upholds the contract; failing returns `None`.
+unsafe impl bumpdown::BackingAllocator for Counting {
+    fn allocate(&self, layout: Layout) -> Option<NonNull<u8>> {
+        if self.fail_next.get() > 0 {
+            self.fail_next.set(self.fail_next.get() - 1);
+            return None;
+        }
+        // Keep the fuzzer's memory bounded: a real allocator refuses absurd sizes too.
+        if layout.size() > 64 << 20 {
+            return None;
+        }
+        let p = bumpdown::Global.allocate(layout)?;
+        self.live_bytes.set(self.live_bytes.get() + layout.size());
+        self.live_blocks.set(self.live_blocks.get() + 1);
+        Some(p)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        self.live_bytes.set(self.live_bytes.get() - layout.size());
+        self.live_blocks.set(self.live_blocks.get() - 1);
+        // SAFETY: `ptr` came from `Global.allocate(layout)` above.
+        unsafe { bumpdown::Global.deallocate(ptr, layout) }
+    }
+}
+
+/// A layout from fuzzer bytes: mostly small, sometimes big, any power-of-two alignment
+/// up to 8 KiB.
+pub fn layout(size: u16, scale: u8, align_shift: u8) -> Layout {
+    let size = match scale % 8 {
+        0..=4 => usize::from(size % 256),
+        5 | 6 => usize::from(size),
+        _ => usize::from(size) * 16,
+    };
+    let align = 1usize << (align_shift % 14);
+    Layout::from_size_align(size, align).expect("a small size and a power of two")
+}
+
+/// The typed allocations every arena face has.
+#[derive(arbitrary::Arbitrary, Debug, Clone, Copy)]
+pub enum AllocOp {
+    Layout { size: u16, scale: u8, align: u8 },
+    Byte,
+    Word,
+    Wide,
+    SliceCopy { len: u8 },
+    Str { len: u8 },
+    FillWith { len: u16 },
+    FillIter { len: u8 },
+}
+
+/// The typed allocations, on anything with the typed API (`Arena`, `Scope`).
+#[allow(unused_macros)]
+macro_rules! typed_alloc {
+    ($a:expr, $op:expr, $model:expr, $depth:expr) => {{
+        let (a, model, depth) = ($a, $model, $depth);
+        match $op {
+            $crate::model::AllocOp::Layout { size, scale, align } => {
+                let l = $crate::model::layout(size, scale, align);
+                if let Ok(p) = a.try_alloc_layout(l) {
+                    model.add(p.as_ptr(), l.size(), l.align(), depth);
+                }
+            }
+            $crate::model::AllocOp::Byte => {
+                if let Ok(p) = a.try_alloc(0xC3u8) {
+                    model.add_filled(p, 1, 1, depth, 0xC3);
+                }
+            }
+            $crate::model::AllocOp::Word => {
+                if let Ok(p) = a.try_alloc(u64::from_ne_bytes([0x3C; 8])) {
+                    model.add_filled((p as *mut u64).cast(), 8, 8, depth, 0x3C);
+                }
+            }
+            $crate::model::AllocOp::Wide => {
+                if let Ok(p) = a.try_alloc([u128::from_ne_bytes([0x7E; 16]); 3]) {
+                    model.add_filled((p as *mut [u128; 3]).cast(), 48, 16, depth, 0x7E);
+                }
+            }
+            $crate::model::AllocOp::SliceCopy { len } => {
+                let src = vec![0x11u16.wrapping_mul(0x101); usize::from(len)];
+                if let Ok(s) = a.try_alloc_slice_copy(&src) {
+                    model.add_filled(s.as_mut_ptr().cast(), s.len() * 2, 2, depth, 0x11);
+                }
+            }
+            $crate::model::AllocOp::Str { len } => {
+                let src = "é".repeat(usize::from(len));
+                if let Ok(s) = a.try_alloc_str(&src) {
+                    assert_eq!(&*s, src.as_str());
+                    let (p, n) = (s.as_mut_ptr(), s.len());
+                    model.add(p, n, 1, depth);
+                }
+            }
+            $crate::model::AllocOp::FillWith { len } => {
+                if let Ok(s) = a.try_alloc_slice_fill_with(usize::from(len), |i| i as u32) {
+                    assert!(s.iter().enumerate().all(|(i, &x)| x == i as u32));
+                    model.add(s.as_mut_ptr().cast(), s.len() * 4, 4, depth);
+                }
+            }
+            $crate::model::AllocOp::FillIter { len } => {
+                if let Ok(s) = a.try_alloc_slice_fill_iter((0..u32::from(len)).map(|i| u64::from(i) * 3)) {
+                    assert!(s.iter().enumerate().all(|(i, &x)| x == i as u64 * 3));
+                    model.add(s.as_mut_ptr().cast(), s.len() * 8, 8, depth);
+                }
+            }
+        }
+    }};
+}
+
+#[allow(unused_imports)]
+pub(crate) use typed_alloc;

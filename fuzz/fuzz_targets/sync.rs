@@ -1,0 +1,172 @@
+//! `SyncArena` shared by two threads, each running its own decoded program through the
+//! shared arena and through `LocalArena` handles. After both finish: every block of
+//! both threads is aligned, intact and disjoint from every other; the arena's held bytes
+//! match the backing allocator's count; reset and drop give everything back.
+//! (The threads' interleaving is up to the OS: a crash found here may need a few runs to
+//! reproduce.)
+#![no_main]
+
+use std::alloc::Layout;
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use arbitrary::{Arbitrary, Unstructured};
+use bumpdown::{BackingAllocator, Global, SyncArena};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+enum Op {
+    Layout {
+        size: u16,
+        big: bool,
+        align: u8,
+    },
+    Value,
+    Slice {
+        len: u8,
+    },
+    Str {
+        len: u8,
+    },
+    /// Drops the thread's local handle and takes a new one.
+    NewLocal,
+    /// Switches between the shared arena and the local handle.
+    Toggle,
+    LocalSlice {
+        len: u16,
+    },
+    LocalIter {
+        len: u16,
+    },
+}
+
+/// Counts live bytes, atomically (the arena is shared between threads).
+#[derive(Default)]
+struct Counting {
+    live: AtomicUsize,
+}
+
+// SAFETY: forwards to `Global`, which upholds the contract.
+unsafe impl BackingAllocator for Counting {
+    fn allocate(&self, layout: Layout) -> Option<NonNull<u8>> {
+        if layout.size() > 64 << 20 {
+            return None;
+        }
+        let p = Global.allocate(layout)?;
+        self.live.fetch_add(layout.size(), Ordering::Relaxed);
+        Some(p)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        self.live.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: from `Global.allocate(layout)` above.
+        unsafe { Global.deallocate(ptr, layout) }
+    }
+}
+
+/// A block one thread holds: address, size, alignment, fill byte.
+type Block = (usize, usize, usize, u8);
+
+fn fill(p: *mut u8, len: usize, byte: u8) {
+    // SAFETY: callers pass a fresh block of `len` bytes.
+    unsafe { p.write_bytes(byte, len) };
+}
+
+fn thread_program(arena: &SyncArena<&Counting>, ops: &[Op], tag: u8) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut local = Some(arena.local());
+    let mut use_local = false;
+    for (i, &op) in ops.iter().enumerate() {
+        let byte = tag | ((i % 64) as u8);
+        match op {
+            Op::Layout { size, big, align } => {
+                let size = if big { usize::from(size) * 16 } else { usize::from(size % 512) };
+                let l = Layout::from_size_align(size, 1 << (align % 13)).unwrap();
+                let p = match (&local, use_local) {
+                    (Some(h), true) => h.try_alloc_layout(l),
+                    _ => arena.try_alloc_layout(l),
+                };
+                if let Ok(p) = p {
+                    fill(p.as_ptr(), size, byte);
+                    blocks.push((p.as_ptr() as usize, size, l.align(), byte));
+                }
+            }
+            Op::Value => {
+                let v = arena.alloc(u64::from_ne_bytes([byte; 8]));
+                blocks.push((v as *mut u64 as usize, 8, 8, byte));
+            }
+            Op::Slice { len } => {
+                let s = arena.alloc_slice_copy(&vec![byte; usize::from(len)]);
+                blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte));
+            }
+            Op::Str { len } => {
+                let src: String = std::iter::repeat_n(char::from(byte & 0x7F), usize::from(len)).collect();
+                let s = arena.alloc_str(&src);
+                assert_eq!(&*s, src.as_str());
+                blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte & 0x7F));
+            }
+            Op::NewLocal => {
+                // The old handle gives its window back before the new one starts.
+                drop(local.take());
+                local = Some(arena.local());
+            }
+            Op::Toggle => use_local = !use_local,
+            Op::LocalSlice { len } => {
+                let Some(h) = &local else { continue };
+                if let Ok(s) = h.try_alloc_slice_fill_copy(usize::from(len), byte) {
+                    blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte));
+                }
+            }
+            Op::LocalIter { len } => {
+                let Some(h) = &local else { continue };
+                let len = usize::from(len % 1024);
+                if let Ok(s) = h.try_alloc_iter((0..len).map(|_| u16::from_ne_bytes([byte; 2]))) {
+                    assert_eq!(s.len(), len);
+                    blocks.push((s.as_mut_ptr() as usize, s.len() * 2, 2, byte));
+                }
+            }
+        }
+    }
+    blocks
+}
+
+fn check(blocks: &[Block]) {
+    let mut spans = Vec::with_capacity(blocks.len());
+    for &(addr, size, align, byte) in blocks {
+        assert_eq!(addr % align, 0, "misaligned block {addr:#x} (align {align})");
+        // SAFETY: blocks of the arena, which has not been reset since they were made.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, size) };
+        assert!(bytes.iter().all(|&b| b == byte), "contents changed at {addr:#x}+{size}");
+        if size > 0 {
+            spans.push((addr, addr + size));
+        }
+    }
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        assert!(w[0].1 <= w[1].0, "overlap: {:x?} and {:x?}", w[0], w[1]);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let (Ok(a), Ok(b)) = (Vec::<Op>::arbitrary(&mut u), Vec::<Op>::arbitrary(&mut u)) else { return };
+    let backing = Counting::default();
+    {
+        let mut arena = SyncArena::new_in(&backing);
+        for _round in 0..2 {
+            let (left, right) = std::thread::scope(|s| {
+                let arena = &arena;
+                let t = s.spawn(|| thread_program(arena, &b, 0x80));
+                let left = thread_program(arena, &a, 0x40);
+                (left, t.join().expect("the other thread panicked"))
+            });
+            let mut all = left;
+            all.extend(right);
+            check(&all);
+            assert_eq!(arena.allocated_bytes(), backing.live.load(Ordering::Relaxed));
+            arena.reset();
+            assert_eq!(arena.allocated_bytes(), backing.live.load(Ordering::Relaxed));
+        }
+    }
+    assert_eq!(backing.live.load(Ordering::Relaxed), 0, "the arena leaked");
+});
