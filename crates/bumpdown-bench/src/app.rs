@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
-use crate::{fastpath, machine, realuse, report, resets, rows, scopes, seed004, speed, threads};
+use crate::{fastpath, machine, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
 pub fn main() -> ExitCode {
@@ -64,6 +64,12 @@ fn list(options: &Options) -> Result<(), String> {
             realuse::SOURCE_BYTES >> 20
         ));
     }
+    if programs::selected(options) {
+        text.push_str(&format!(
+            "{:<24} FileCheck, clang, jq under LD_PRELOAD allocators; serde_json under BumpGlobal\n",
+            "programs"
+        ));
+    }
     if options.selects("seed004") {
         text.push_str(&format!(
             "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
@@ -85,6 +91,7 @@ fn run_report(options: Options) -> Result<(), String> {
     let fast_path = options.selects("fast_path").then(fastpath::measure);
     let real_use =
         if options.selects("real_use") { Some(realuse::measure(options.effort.real_use_runs())?) } else { None };
+    let programs = if programs::selected(&options) { Some(programs::measure(&options)?) } else { None };
     let report = report::Report {
         machine: machine::Machine::detect(),
         options,
@@ -95,6 +102,7 @@ fn run_report(options: Options) -> Result<(), String> {
         seed004,
         fast_path,
         real_use,
+        programs,
     };
     let charts = report.charts();
     let markdown = report.markdown(&charts);

@@ -20,6 +20,7 @@ mod json;
 pub mod kernels;
 mod machine;
 mod procs;
+mod programs;
 mod realuse;
 mod report;
 mod resets;

@@ -39,6 +39,8 @@ pub struct Report {
     pub fast_path: Option<FastPath>,
     /// The parse-evaluate-drop workload, if selected.
     pub real_use: Option<RealUse>,
+    /// Real programs under other allocators, if selected.
+    pub programs: Option<crate::programs::Programs>,
 }
 
 /// Where the README snippet expects the charts, relative to the repository root.
@@ -134,6 +136,9 @@ impl Report {
         }
         if let Some(real_use) = &self.real_use {
             real_use_section(&mut md, real_use);
+        }
+        if let Some(programs) = &self.programs {
+            programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
@@ -373,6 +378,17 @@ impl Report {
         }
         if let Some(fast_path) = &self.fast_path {
             fields.push(("fast_path", fast_path_json(fast_path)));
+        }
+        if let Some(p) = &self.programs {
+            let lines: Vec<Json> = p.output.lines().filter(|l| !l.trim().is_empty()).map(Json::from).collect();
+            fields.push((
+                "programs",
+                Json::Obj(vec![
+                    ("rounds", p.rounds.into()),
+                    ("preload_programs", p.preload_programs.into()),
+                    ("tables", Json::Arr(lines)),
+                ]),
+            ));
         }
         if let Some(r) = &self.real_use {
             let ways = r
@@ -781,6 +797,25 @@ fn fast_path_json(fast_path: &FastPath) -> Json {
                 .collect(),
         ),
     }
+}
+
+fn programs_section(md: &mut String, p: &crate::programs::Programs) {
+    let _ = writeln!(md, "## Real programs under other allocators\n");
+    let _ = writeln!(
+        md,
+        "Programs no one here wrote, each run under every allocator in turn ({} interleaved \
+         round(s); `--full` runs three rounds and clang and jq too). Under `LD_PRELOAD`: glibc \
+         (nothing preloaded), mimalloc, and `libbumpdown_malloc.so` (default mode, and pure bump \
+         for FileCheck); FileCheck runs seed 001's torture input (500,000 random lines, one \
+         `CHECK: {{{{.+}}}}` per line). The serde_json program (parse ~100 MB of JSON into a \
+         `Value`, walk it, exit) is built three times: system allocator, mimalloc, `BumpGlobal`. \
+         Wall and CPU times are medians; ratios are to glibc. Programs run here: {}.\n",
+        p.rounds, p.preload_programs
+    );
+    for line in p.output.lines() {
+        let _ = writeln!(md, "{line}");
+    }
+    md.push('\n');
 }
 
 fn real_use_section(md: &mut String, r: &RealUse) {

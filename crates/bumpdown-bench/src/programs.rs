@@ -1,0 +1,73 @@
+//! Real programs that no one here wrote, under other allocators: LLVM's FileCheck (seed
+//! 001's torture run), clang and jq with `LD_PRELOAD` of glibc (none), mimalloc and
+//! `libbumpdown_malloc.so`; and a serde_json program built with the system allocator,
+//! mimalloc and `BumpGlobal`.
+//!
+//! The measuring is done by the repository's own scripts
+//! (`crates/bumpdown-malloc/bench/preload.sh`, `crates/bumpdown-global/json-bench/bench.sh`),
+//! which run the allocators interleaved and print markdown tables; this section runs them
+//! and keeps their tables. A program that is not installed is reported as skipped.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::cli::{Effort, Options};
+use crate::speed::Progress;
+
+/// What the scripts printed.
+#[derive(Clone, Debug)]
+pub struct Programs {
+    /// Interleaved rounds per program.
+    pub rounds: usize,
+    /// The programs run under `LD_PRELOAD` (a subset in quick mode).
+    pub preload_programs: &'static str,
+    /// The tables (and skip lines) the two scripts printed, in order.
+    pub output: String,
+}
+
+/// Whether the options select this section.
+pub fn selected(options: &Options) -> bool {
+    options.selects("programs")
+}
+
+/// The repository root: this crate's manifest directory, two levels down.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Runs one script and returns its standard output.
+fn run(script: &str, rounds: usize, preload_programs: &str) -> Result<String, String> {
+    let path = root().join(script);
+    let output = Command::new("sh")
+        .arg(&path)
+        .arg(rounds.to_string())
+        .env("PRELOAD_PROGRAMS", preload_programs)
+        .output()
+        .map_err(|err| format!("cannot run {}: {err}", path.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed ({}): {}",
+            path.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Runs both scripts: FileCheck only and one round in quick mode (it stays well under the
+/// three-minute budget), every program and three rounds with `--full`.
+pub fn measure(options: &Options) -> Result<Programs, String> {
+    let (rounds, preload_programs) = match options.effort {
+        Effort::Quick => (1, "FileCheck"),
+        Effort::Full => (3, "FileCheck clang jq"),
+    };
+    let mut progress = Progress::new("programs".to_owned(), 2);
+    progress.show("LD_PRELOAD");
+    let mut output = run("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
+    progress.show("serde_json");
+    output.push('\n');
+    output.push_str(&run("crates/bumpdown-global/json-bench/bench.sh", rounds, "")?);
+    progress.done();
+    Ok(Programs { rounds, preload_programs, output })
+}
