@@ -13,8 +13,6 @@ use crate::backing::BackingAllocator;
 use crate::bumping::{bump_checked, round_up};
 use crate::error::AllocError;
 
-// `dealloc_raw` and `shrink_raw` serve only the allocator traits.
-#[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Allocates a block for `layout`, filled with zeros.
     ///

@@ -641,8 +641,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     crate::typed::alloc_api!('_, hooks_provided);
 }
 
-// ----- allocator-api2 support (see `api2.rs`) ------------------------------------------
-#[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
+// ----- Resizing the newest block: the allocator traits (`api2.rs`) and the collections -
 impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     /// # Safety
     /// `ptr` is a live block of this arena with `layout`, not used again.
