@@ -96,8 +96,10 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) dirty: Cell<bool>,
 
     // Second cache line: what scope entries read besides the above.
-    /// Out-of-band chunks in `big`.
-    pub(crate) big_count: Cell<usize>,
+    /// Out-of-band chunks made since the last reset (the newest one's serial). Never
+    /// decreases between resets, so a checkpoint can tell which blocks came after it
+    /// even when older ones were freed one by one.
+    pub(crate) big_made: Cell<usize>,
     /// Checkpoint bookkeeping (see `checkpoint.rs`).
     pub(crate) ledger: Ledger,
     /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
@@ -218,7 +220,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
             low_top: Cell::new(usize::MAX),
-            big_count: Cell::new(0),
+            big_made: Cell::new(0),
             epoch: Cell::new(0),
             dirty: Cell::new(false),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
@@ -448,7 +450,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_saved_top(addr);
         chunk.set_prev(self.big.get());
         self.big.set(Some(chunk));
-        self.big_count.set(self.big_count.get() + 1);
+        self.big_made.set(self.big_made.get() + 1);
+        chunk.set_serial(self.big_made.get());
         self.bump_epoch();
         self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
         // SAFETY: `addr` is inside the block (bump_checked), which is not null.
@@ -517,7 +520,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.ledger.reset();
         self.free_list(self.big.take());
         self.big_used.set(0);
-        self.big_count.set(0);
+        self.big_made.set(0);
         // Order the chunks for reuse: those filled since the last reset, oldest first,
         // then the old spares.
         let mut order = self.spare.take();
@@ -603,14 +606,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     unsafe fn restore_chunks(&self, cp: RawCheckpoint) {
         self.update_peak();
         self.bump_epoch();
-        while self.big_count.get() > cp.big_count {
-            let chunk = self.big.get().expect("bumpdown: out-of-band chunk count out of sync");
+        while let Some(chunk) = self.big.get().filter(|c| c.serial() > cp.big_made) {
             self.big.set(chunk.prev());
-            self.big_count.set(self.big_count.get() - 1);
             self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
             self.held.set(self.held.get() - chunk.size());
-            // SAFETY: unlinked above; its allocation was made after `cp` (the list is
-            // newest first and held `cp.big_count` chunks then), so it is unused.
+            // SAFETY: unlinked above; its serial says it was made after `cp`, so its
+            // allocation is unused (the caller).
             unsafe { chunk.free(&self.alloc) };
         }
         let mut cursor = self.current.get();
@@ -779,7 +780,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                     Some(p) => p.set_prev(chunk.prev()),
                 }
                 self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
-                self.big_count.set(self.big_count.get() - 1);
                 self.bump_epoch();
                 self.held.set(self.held.get() - chunk.size());
                 // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
@@ -941,7 +941,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
             }
         }
-        let (mut held, mut used, mut wasted, mut big_used, mut big_count) = (0, 0, 0, 0, 0);
+        let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
+        let mut newer_serial = self.big_made.get() + 1;
         self.for_each_chunk(|chunk, list| {
             if self.borrowed.get() != Some(chunk) {
                 held += chunk.size();
@@ -959,14 +960,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             if list == List::Big {
                 assert!(chunk.base_addr() < saved && saved <= chunk.end_addr(), "big allocation outside its chunk");
                 big_used += chunk.end_addr() - saved;
-                big_count += 1;
+                assert!(0 < chunk.serial() && chunk.serial() < newer_serial, "out-of-band serials out of order");
+                newer_serial = chunk.serial();
             }
         });
         assert_eq!(held, self.held.get(), "held bytes out of sync");
         assert_eq!(used, self.retired_used.get(), "retired bytes out of sync");
         assert_eq!(wasted, self.retired_wasted.get(), "wasted bytes out of sync");
         assert_eq!(big_used, self.big_used.get(), "out-of-band bytes out of sync");
-        assert_eq!(big_count, self.big_count.get(), "out-of-band chunk count out of sync");
     }
 }
 

@@ -61,8 +61,8 @@ pub(crate) struct RawCheckpoint {
     pub(crate) chunk: Option<Chunk>,
     /// The bump pointer then.
     pub(crate) top: *mut u8,
-    /// How many out-of-band chunks there were.
-    pub(crate) big_count: usize,
+    /// The arena's `big_made` then: out-of-band chunks with a higher serial came after.
+    pub(crate) big_made: usize,
     /// The last checkpoint serial handed out then.
     pub(crate) serial: u64,
     /// The arena's `epoch` then.
@@ -310,7 +310,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         RawCheckpoint {
             chunk: self.current.get(),
             top: self.top(),
-            big_count: self.big_count.get(),
+            big_made: self.big_made.get(),
             serial: self.ledger.serial(),
             epoch: self.epoch.get(),
         }

@@ -28,16 +28,21 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 ///   list's end);
 /// * while the chunk is not the arena's current chunk, `saved_top` is the address its
 ///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
-///   the address of its single allocation.
+///   the address of its single allocation;
+/// * `serial` is 0 for a regular chunk; an out-of-band chunk's is the arena's
+///   `big_made` count just after it was made, so serials decrease along the `big` list.
 #[repr(C, align(16))]
 pub(crate) struct ChunkHeader {
     pub(crate) prev: *mut ChunkHeader,
     pub(crate) size: usize,
     pub(crate) saved_top: usize,
+    /// Fills the header's padding (it is 32 bytes with or without it).
+    pub(crate) serial: usize,
 }
 
 pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
 const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
+const _: () = assert!(HEADER_SIZE == 32, "the header grew: chunk capacities in docs and tests assume 32 bytes");
 
 /// A chunk, seen from the arena: a pointer to its header, with the provenance of the
 /// whole block (every pointer into the chunk is derived from it).
@@ -54,7 +59,7 @@ impl Chunk {
         let chunk = Chunk(base);
         // SAFETY: the block is valid for `size >= HEADER_SIZE` bytes and aligned to
         // CHUNK_ALIGN, the header's alignment.
-        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0 }) };
+        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0, serial: 0 }) };
         // A chunk starts empty.
         chunk.set_saved_top(chunk.end_addr());
         Some(chunk)
@@ -70,7 +75,7 @@ impl Chunk {
         debug_assert!(size % CHUNK_ALIGN == 0 && size >= HEADER_SIZE && base.as_ptr().addr() % CHUNK_ALIGN == 0);
         let base = base.cast::<ChunkHeader>();
         // SAFETY: the caller promises `size >= HEADER_SIZE` valid, aligned bytes.
-        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0 }) };
+        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0, serial: 0 }) };
         let chunk = Chunk(base);
         chunk.set_saved_top(chunk.end_addr());
         chunk
@@ -119,6 +124,16 @@ impl Chunk {
     pub(crate) fn set_saved_top(&self, top: usize) {
         // SAFETY: as in `set_prev`.
         unsafe { (*self.0.as_ptr()).saved_top = top }
+    }
+
+    /// See `ChunkHeader::serial`.
+    pub(crate) fn serial(&self) -> usize {
+        self.header().serial
+    }
+
+    pub(crate) fn set_serial(&self, serial: usize) {
+        // SAFETY: as in `set_prev`.
+        unsafe { (*self.0.as_ptr()).serial = serial }
     }
 
     pub(crate) fn base_addr(&self) -> usize {

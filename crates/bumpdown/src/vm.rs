@@ -329,7 +329,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 
     /// Saves the arena's position; see [`Arena::checkpoint`](crate::Arena::checkpoint).
     pub fn checkpoint(&self) -> Checkpoint {
-        let raw = RawCheckpoint { chunk: None, top: self.top.get(), big_count: 0, serial: 0, epoch: 0 };
+        let raw = RawCheckpoint { chunk: None, top: self.top.get(), big_made: 0, serial: 0, epoch: 0 };
         self.ledger.checkpoint(raw)
     }
 

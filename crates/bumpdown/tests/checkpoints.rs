@@ -138,3 +138,21 @@ fn many_levels_of_rewinds_never_accept_a_stale_checkpoint() {
     // The newest live checkpoint is exact.
     arena.rewind(*live.last().unwrap());
 }
+
+/// An out-of-band block made before a checkpoint and freed after it must not let a rewind
+/// keep one made after the checkpoint: the rewind tells them apart by age, not by count.
+#[test]
+fn rewind_returns_a_big_block_even_after_an_older_one_was_freed() {
+    let backing = TestAlloc::default();
+    let mut arena: Arena<1, &TestAlloc> = Arena::new_in(&backing).with_max_chunk_size(64 << 10);
+    let big = common::scaled(100_000, 20_000);
+    let older = bumpdown::collections::Vec::<u8>::with_capacity_in(big, &arena);
+    let cp = arena.checkpoint();
+    drop(older); // the newest out-of-band block: freed on the spot
+    assert_eq!(arena.stats().big_chunks, 0);
+    arena.alloc_slice_fill_copy(big, 1u8); // out of band, after the checkpoint
+    assert_eq!(arena.stats().big_chunks, 1);
+    arena.rewind(cp);
+    assert_eq!(arena.stats().big_chunks, 0, "the block made after the checkpoint was kept");
+    arena.check_invariants();
+}
