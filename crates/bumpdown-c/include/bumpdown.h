@@ -488,7 +488,7 @@ typedef struct bd_vm_options {
      * space). */
     size_t reserve;
     /* The largest step in which memory is committed; steps double from 64 KiB up to it
-     * (0: 8 MiB). */
+     * (0: 128 KiB). */
     size_t commit_batch;
     /* Most bytes committed (0: the whole reservation may be). Requests past it fail with
      * ENOMEM. */

@@ -45,7 +45,7 @@ pub const BD_VM_RELEASE_ABOVE: c_int = 1;
 pub struct bd_vm_options {
     /// Bytes of address space to reserve.
     pub reserve: usize,
-    /// The largest commit step (0: the default, 8 MiB).
+    /// The largest commit step (0: the default, 128 KiB).
     pub commit_batch: usize,
     /// Most bytes committed (0: no limit beyond the reservation).
     pub limit: usize,

@@ -102,7 +102,7 @@ pub use crate::stats::Stats;
 #[cfg(feature = "std")]
 pub use crate::sync::{LocalArena, SyncArena};
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
-pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard};
+pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard, DEFAULT_COMMIT_BATCH};
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]
