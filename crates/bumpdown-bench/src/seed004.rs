@@ -6,9 +6,12 @@
 //! Every contender runs in a process of its own, so each starts from a fresh heap
 //! and `getrusage`'s peak RSS is its own.
 //!
-//! Besides the arenas there are three reference points:
+//! Besides the arenas there are four reference points:
 //! * `bare-bump`: a pointer moving through a buffer that was written in full
 //!   beforehand (untimed): no bounds check, no chunks, no page faults. The floor.
+//! * `bare-bump (fresh pages)`: the same over a buffer never touched before, so its
+//!   first pass takes one page fault per 4 KiB page: the first-touch floor that every
+//!   arena growing on fresh memory sits on, unless it populates pages ahead.
 //! * `malloc-free-each`: glibc `malloc`, write, `free`, per allocation, as the
 //!   original C benchmark did. Its memory is reused at once, so it stays small.
 //! * `malloc-all-free-all`: all `malloc`s, then all `free`s, the heap-only way to
@@ -35,6 +38,8 @@ pub const PAYLOAD: usize = COUNT * SIZE;
 
 /// The floor contender's name.
 pub const BARE_BUMP: &str = "bare-bump";
+/// The first-touch floor's name.
+pub const FIRST_TOUCH: &str = "bare-bump (fresh pages)";
 const MALLOC_EACH: &str = "malloc-free-each";
 const MALLOC_ALL: &str = "malloc-all-free-all";
 const MIMALLOC_EACH: &str = "mimalloc-free-each";
@@ -58,9 +63,9 @@ pub struct Seed004Result {
     pub peak_rss: u64,
 }
 
-/// Every contender, floor first.
+/// Every contender, floors first.
 pub fn names() -> Vec<String> {
-    let mut names = vec![BARE_BUMP.to_owned()];
+    let mut names = vec![BARE_BUMP.to_owned(), FIRST_TOUCH.to_owned()];
     names.extend(contenders::names().into_iter().map(str::to_owned));
     names.extend([VM_RELEASE, VM_NO_POPULATE, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned));
     names
@@ -99,7 +104,8 @@ fn parse(output: &str) -> Option<Seed004Result> {
 /// Child side: runs contender `name` and prints one result line.
 pub fn child_main(name: &str) -> Result<(), String> {
     let Run { cold, release_ms, warm } = match name {
-        BARE_BUMP => bare_bump(),
+        BARE_BUMP => bare_bump(true),
+        FIRST_TOUCH => bare_bump(false),
         MALLOC_EACH => malloc_free_each(),
         MALLOC_ALL => malloc_all_free_all(),
         MIMALLOC_EACH => mimalloc_free_each(),
@@ -205,15 +211,19 @@ fn vm_arena(options: VmOptions) -> Run {
     passes::<VmArena>(VmArena::with_options(options))
 }
 
+/// A pointer bumped through one buffer, written in full first when `pretouch` (else
+/// its first pass faults every page in: a buffer this large is a fresh `mmap`).
 #[inline(never)]
-fn bare_bump() -> Run {
+fn bare_bump(pretouch: bool) -> Run {
     let layout = Layout::from_size_align(PAYLOAD, 4096).expect("valid layout");
     // SAFETY: `layout` has a non-zero size.
     let buffer = unsafe { std::alloc::alloc(layout) };
     assert!(!buffer.is_null(), "out of memory");
-    // Touch every page first (untimed): the floor pays no page faults.
-    // SAFETY: `buffer` is valid for `PAYLOAD` bytes.
-    unsafe { ptr::write_bytes(buffer, 1, PAYLOAD) };
+    if pretouch {
+        // Touch every page first (untimed): the floor pays no page faults.
+        // SAFETY: `buffer` is valid for `PAYLOAD` bytes.
+        unsafe { ptr::write_bytes(buffer, 1, PAYLOAD) };
+    }
     let run = || {
         let mut next = buffer;
         pass(|i| {
@@ -350,7 +360,7 @@ mod tests {
     #[test]
     fn floor_comes_first_and_names_are_unique() {
         let mut names = names();
-        assert_eq!(names[0], BARE_BUMP);
+        assert_eq!(names[..2], [BARE_BUMP, FIRST_TOUCH]);
         let count = names.len();
         names.sort();
         names.dedup();
