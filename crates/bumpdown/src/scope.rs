@@ -38,6 +38,8 @@ pub struct Scope<'s, 'env, const MIN_ALIGN: usize = 1, A: BackingAllocator = Glo
     top: core::cell::Cell<*mut u8>,
     bottom: core::cell::Cell<*mut u8>,
     arena: &'s Arena<MIN_ALIGN, A>,
+    /// The arena's position when the scope was entered: where its drop returns it.
+    entry: RawCheckpoint,
     /// `'s` is invariant, so scopes of different arenas or depths cannot be swapped.
     _brand: PhantomData<fn(&'s ()) -> &'s ()>,
     /// Gives the closure the implied bound `'env: 's`.
@@ -69,9 +71,7 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
     arena: &'env Arena<MIN_ALIGN, A>,
     f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R,
 ) -> R {
-    // Declared before the scope, so dropped after it (the scope's drop hands its bump
-    // pointer back to the arena first).
-    let _exit = Exit { arena, entry: arena.scope_entry() };
+    // The scope's drop returns the arena to where it was.
     let mut scope = Scope::enter(arena);
     f(&mut scope)
 }
@@ -126,10 +126,13 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
     /// A handle starting at the arena's current position.
     #[inline(always)]
     fn enter(arena: &'s Arena<MIN_ALIGN, A>) -> Self {
+        // First: it may make a spare chunk current.
+        let entry = arena.scope_entry();
         Scope {
-            top: core::cell::Cell::new(arena.top.get()),
+            top: core::cell::Cell::new(entry.top),
             bottom: core::cell::Cell::new(arena.bottom.get()),
             arena,
+            entry,
             _brand: PhantomData,
             _env: PhantomData,
         }
@@ -274,11 +277,26 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Scope<'_, '_, MIN_ALIGN, A> {
-    /// Hands the bump pointer back to the arena, so that the scope's exit sees (and
-    /// records the peak of) everything the scope allocated.
+    /// Ends the scope: returns the arena to the entry position, also when unwinding.
+    ///
+    /// The usual case (no chunk switch, out-of-band block or checkpoint since entry: the
+    /// epoch did not move) works from the handle's own `top`, which the compiler keeps
+    /// in a register: note the low point for the peak, put back the entry `top`. It is
+    /// `sync_to_arena` followed by `Arena::exit_scope`, without the round trip of `top`
+    /// through memory.
     #[inline(always)]
     fn drop(&mut self) {
-        self.sync_to_arena();
+        let arena = self.arena;
+        if !crate::poison::ACTIVE && arena.epoch.get() == self.entry.epoch {
+            arena.low_top.set(arena.low_top.get().min(self.top.get().addr()));
+            arena.top.set(self.entry.top);
+        } else {
+            self.sync_to_arena();
+            // SAFETY: the scope has ended (this is its drop), so none of its allocations
+            // is in use; the arena was exclusively the scope's, so it only moved forward
+            // from `entry`, and its `top` is now up to date.
+            unsafe { arena.exit_scope(&self.entry) }
+        }
     }
 }
 
