@@ -66,27 +66,36 @@ std::thread_local! {
 /// let leaked = bumpdown::scratch(|s| s.alloc(1u32));
 /// ```
 pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
-    let mut f = Some(f);
-    let mut result = None;
-    let ran = SCRATCH.try_with(|scratch| result = Some(scratch.run(f.take().expect("called once"))));
-    match (ran, result) {
-        (Ok(()), Some(result)) => result,
-        // The thread's storage is being torn down: use an arena of this call's own.
-        _ => Arena::new().scope(f.take().expect("not run yet")),
-    }
+    // One call of `f`, on either path, so that the compiler inlines it here and keeps
+    // the scope's bump pointer in a register.
+    let (arena, _leave) = match SCRATCH.try_with(|scratch| scratch.enter()) {
+        Ok(leave) => (leave.arena, Leave::Depth(leave)),
+        Err(_) => own_arena(),
+    };
+    // SAFETY: `arena` is this call's alone until `_leave` drops: a depth's arena is used
+    // only by the call running at that depth (see `Scratch`), and an own arena by no one
+    // else. It stays valid until then (arenas are freed at thread exit, which cannot
+    // happen while this call runs, or by `_leave` itself).
+    let arena = unsafe { &mut *arena };
+    arena.scope(f)
+}
+
+/// The thread's storage is being torn down: an arena of this call's own.
+#[cold]
+#[inline(never)]
+fn own_arena() -> (*mut Arena, Leave) {
+    let arena = Box::into_raw(Box::new(Arena::new()));
+    (arena, Leave::Own(arena))
 }
 
 impl Scratch {
+    /// Enters the next depth: its arena (made on first use) and the guard that leaves it.
     #[inline(always)]
-    fn run<R>(&self, f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
+    fn enter(&self) -> DepthGuard {
         let depth = self.depth.get();
         let arena = self.arena_at(depth);
         self.depth.set(depth + 1);
-        let _leave = Leave { scratch: self, depth, arena };
-        // SAFETY: the arena at `depth` is used only by this call (see `Scratch`), so it
-        // is ours alone until `_leave` runs.
-        let arena = unsafe { &mut *arena };
-        arena.scope(f)
+        DepthGuard { scratch: self, depth, arena }
     }
 
     /// The arena for `depth`, made on first use.
@@ -112,14 +121,37 @@ impl Scratch {
     }
 }
 
-/// Ends a `scratch` call: trims its arena and pops the depth, also when unwinding.
-struct Leave<'a> {
-    scratch: &'a Scratch,
+/// Ends a `scratch` call, also when unwinding.
+enum Leave {
+    /// A call at a depth of the thread's arenas (the guard does the work on drop).
+    Depth(#[allow(dead_code)] DepthGuard),
+    /// A call with an arena of its own (from `Box::into_raw`), freed on drop.
+    Own(*mut Arena),
+}
+
+impl Drop for Leave {
+    #[inline(always)]
+    fn drop(&mut self) {
+        if let Leave::Own(arena) = *self {
+            // SAFETY: from `Box::into_raw` in `own_arena`, freed once, here; the scope
+            // on it has ended (it was dropped before this guard).
+            drop(unsafe { Box::from_raw(arena) });
+        }
+    }
+}
+
+/// Leaves a depth: trims its arena and pops the depth.
+struct DepthGuard {
+    /// The thread's `SCRATCH`. A pointer, not a reference: `try_with` lends the value
+    /// only for its closure. It stays valid while the call runs: a thread's storage is
+    /// destroyed at thread exit, after every call on the thread has returned, and a call
+    /// made while it is being destroyed takes the `own_arena` path instead.
+    scratch: *const Scratch,
     depth: usize,
     arena: *mut Arena,
 }
 
-impl Drop for Leave<'_> {
+impl Drop for DepthGuard {
     #[inline(always)]
     fn drop(&mut self) {
         // SAFETY: the scope on this arena has ended (it was dropped before this guard),
@@ -128,7 +160,9 @@ impl Drop for Leave<'_> {
         if arena.allocated_bytes_including_metadata() > SCRATCH_RETAIN {
             trim(arena);
         }
-        self.scratch.depth.set(self.depth);
+        // SAFETY: valid while the call runs (see the field); only shared references to it
+        // exist, and `depth` is a `Cell`.
+        unsafe { (*self.scratch).depth.set(self.depth) };
     }
 }
 
