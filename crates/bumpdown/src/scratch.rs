@@ -24,16 +24,18 @@ pub const SCRATCH_RETAIN: usize = 1 << 20;
 struct Scratch {
     /// How many `scratch` calls are running on this thread.
     depth: Cell<usize>,
-    // INVARIANT: the pointers come from `Box::into_raw` and are freed only in `drop`;
-    // the arena at index `d` is used only by the `scratch` call running at depth `d`.
-    // Raw pointers, not boxes: growing the vector must not assert uniqueness over arenas
-    // that outer calls are using.
-    arenas: UnsafeCell<Vec<*mut Arena>>,
+    // INVARIANT: the arena of depth `d` (`first` for 0, `more[d - 1]` above) is used only
+    // by the `scratch` call running at depth `d`. The pointers in `more` come from
+    // `Box::into_raw` and are freed only in `drop`. Raw pointers, not boxes: growing the
+    // vector must not assert uniqueness over arenas that outer calls are using.
+    /// Depth 0, where almost every call runs: inline, so reaching it is one address.
+    first: UnsafeCell<Arena>,
+    more: UnsafeCell<Vec<*mut Arena>>,
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        for &arena in self.arenas.get_mut().iter() {
+        for &arena in self.more.get_mut().iter() {
             // SAFETY: from `Box::into_raw`, freed once, here; no call is running (the
             // thread is exiting).
             drop(unsafe { Box::from_raw(arena) });
@@ -42,7 +44,9 @@ impl Drop for Scratch {
 }
 
 std::thread_local! {
-    static SCRATCH: Scratch = const { Scratch { depth: Cell::new(0), arenas: UnsafeCell::new(Vec::new()) } };
+    static SCRATCH: Scratch = const {
+        Scratch { depth: Cell::new(0), first: UnsafeCell::new(Arena::new()), more: UnsafeCell::new(Vec::new()) }
+    };
 }
 
 /// Runs `f` with a [`Scope`] of the current thread's scratch arena; everything allocated
@@ -65,6 +69,7 @@ std::thread_local! {
 /// ```compile_fail
 /// let leaked = bumpdown::scratch(|s| s.alloc(1u32));
 /// ```
+#[inline]
 pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     // One call of `f`, on either path, so that the compiler inlines it here and keeps
     // the scope's bump pointer in a register.
@@ -101,22 +106,25 @@ impl Scratch {
     /// The arena for `depth`, made on first use.
     #[inline(always)]
     fn arena_at(&self, depth: usize) -> *mut Arena {
+        if depth == 0 {
+            return self.first.get();
+        }
         // SAFETY: the vector is only touched here, in `grow` and in `drop`, never while a
         // reference into it is alive (callers keep only the raw pointers it holds).
-        match unsafe { &*self.arenas.get() }.get(depth) {
+        match unsafe { &*self.more.get() }.get(depth - 1) {
             Some(&arena) => arena,
             None => self.grow(),
         }
     }
 
-    /// Makes the arena for the next depth.
+    /// Makes the arena for the next depth above 0.
     #[cold]
     #[inline(never)]
     fn grow(&self) -> *mut Arena {
         // SAFETY: as in `arena_at`; no reference into the vector is alive.
-        let arenas = unsafe { &mut *self.arenas.get() };
+        let more = unsafe { &mut *self.more.get() };
         let arena = Box::into_raw(Box::new(Arena::new()));
-        arenas.push(arena);
+        more.push(arena);
         arena
     }
 }

@@ -303,3 +303,31 @@ fn peak_use_is_exact_across_scopes_rewinds_and_big_blocks() {
     let stats = arena.stats();
     assert_eq!((stats.used, stats.peak_used), (150, 33_150));
 }
+
+/// `scratch` from a thread-local destructor that runs after the thread's scratch
+/// arenas are gone: the call gets an arena of its own and still works.
+#[test]
+fn scratch_works_while_thread_storage_is_torn_down() {
+    struct Late(std::sync::mpsc::Sender<u32>);
+    impl Drop for Late {
+        fn drop(&mut self) {
+            let sum = scratch(|s| s.alloc_slice_fill_with(10, |i| i as u32).iter().sum());
+            self.0.send(sum).unwrap();
+        }
+    }
+    std::thread_local! {
+        static LATE: std::cell::RefCell<Option<Late>> = const { std::cell::RefCell::new(None) };
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        // Registered first, so destroyed after the scratch arenas (destructors run in
+        // reverse order of first use on this platform; either order must work).
+        LATE.with(|late| *late.borrow_mut() = Some(Late(tx)));
+        assert_eq!(scratch(|s| *s.alloc(1u8)), 1);
+        // A nested depth too, so that the thread owns more than the inline arena.
+        scratch(|_| scratch(|s| s.alloc(2u8).to_owned()));
+    })
+    .join()
+    .unwrap();
+    assert_eq!(rx.recv().unwrap(), 45);
+}
