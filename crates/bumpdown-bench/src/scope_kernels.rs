@@ -59,8 +59,13 @@ fn consume<T>(p: &mut T, sum: &mut usize, checksum: bool) {
 }
 
 /// bumpdown: `arena.scope(|s| ...)`; the handle keeps its own copy of the bump pointer.
+/// `M` is the arena's `MIN_ALIGN` (1 by default).
 #[inline(never)]
-pub fn loop_bumpdown_scope<T: Copy + 'static, const CHECKSUM: bool>(arena: &mut bumpdown::Arena, n: usize, value: T) {
+pub fn loop_bumpdown_scope<T: Copy + 'static, const CHECKSUM: bool, const M: usize>(
+    arena: &mut bumpdown::Arena<M>,
+    n: usize,
+    value: T,
+) {
     let sum = arena.scope(|s| {
         let mut sum = 0;
         for _ in 0..n {
@@ -84,14 +89,20 @@ pub fn loop_stumpalo_scope<T: Copy + 'static, const CHECKSUM: bool>(arena: &mut 
     black_box(sum);
 }
 
+/// bump-scope's `Bump` with a minimum alignment of `M` (1 is its default).
+pub type BumpScopeAligned<const M: usize> =
+    bump_scope::Bump<bump_scope::alloc::Global, bump_scope::settings::BumpSettings<M>>;
+
 /// bump-scope: `bump.scoped(|s| ...)`. `BumpBox::leak` gives the plain `&mut` the
 /// others return (a `Copy` value has no destructor to skip).
 #[inline(never)]
-pub fn loop_bump_scope_scoped<T: Copy + 'static, const CHECKSUM: bool>(
-    arena: &mut bump_scope::Bump,
+pub fn loop_bump_scope_scoped<T: Copy + 'static, const CHECKSUM: bool, const M: usize>(
+    arena: &mut BumpScopeAligned<M>,
     n: usize,
     value: T,
-) {
+) where
+    bump_scope::settings::MinimumAlignment<M>: bump_scope::settings::SupportedMinimumAlignment,
+{
     let sum = arena.scoped(|s| {
         let mut sum = 0;
         for _ in 0..n {
@@ -172,7 +183,7 @@ mod tests {
     fn scopes_rewind_on_exit() {
         let mut arena = bumpdown::Arena::with_capacity(4096);
         let before = arena.stats().used;
-        loop_bumpdown_scope::<_, false>(&mut arena, 100, 7u64);
+        loop_bumpdown_scope::<_, false, 1>(&mut arena, 100, 7u64);
         enter_bumpdown_scope(&mut arena, 1000, 7);
         enter_bumpdown_guard(&mut arena, 1000, 7);
         assert_eq!(arena.stats().used, before);
@@ -185,7 +196,7 @@ mod tests {
         assert_eq!(stumpalo.allocated_bytes(), chunks);
 
         let mut bump = boxed::<bump_scope::Bump>(4096);
-        loop_bump_scope_scoped::<_, false>(&mut bump, 100, 7u64);
+        loop_bump_scope_scoped::<_, false, 1>(&mut bump, 100, 7u64);
         enter_bump_scope_scoped(&mut bump, 1000, 7);
         assert_eq!(bump.stats().allocated(), 0);
     }

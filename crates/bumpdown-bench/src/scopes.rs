@@ -54,12 +54,16 @@ const fn way(key: &'static str, title: &'static str) -> Way {
     Way { key, title }
 }
 
-const LOOP_WAYS: [Way; 5] = [
+const LOOP_WAYS: [Way; 7] = [
     way("bumpdown_scope", "bumpdown `Scope`"),
     way("bumpdown_arena_ref", "bumpdown `&Arena`"),
     way("bumpdown_arena_local", "bumpdown local `Arena`"),
     way("stumpalo_with_scope", "stumpalo `with_scope`"),
     way("bump_scope_scoped", "bump-scope `scoped`"),
+    // The two crates that can keep the bump pointer aligned, so that an 8-byte
+    // allocation needs no rounding step (stumpalo has no such setting).
+    way("bumpdown_scope_align8", "bumpdown `Scope`, `Arena<8>`"),
+    way("bump_scope_scoped_align8", "bump-scope `scoped`, `MIN_ALIGN` 8"),
 ];
 
 const ENTER_WAYS: [Way; 5] = [
@@ -208,25 +212,10 @@ fn loop_cells<T: Copy + 'static>(value: T) -> Vec<(&'static str, Sampler)> {
     let work = Alloc::<T, 1>(value);
     let bytes = kernels::capacity_for(&work, LOOP_ITERS);
     let n = LOOP_ITERS;
-    let mut bumpdown = boxed::<bumpdown::Arena>(bytes);
-    let mut stumpalo = boxed::<stumpalo::Arena>(bytes);
-    let mut bump_scope = boxed::<bump_scope::Bump>(bytes);
-    vec![
-        (
-            "bumpdown_scope",
-            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, false>(&mut bumpdown, n, black_box(value))),
-        ),
-        ("bumpdown_arena_ref", kernels::sampler::<bumpdown::Arena, _>(Form::Ref, work, n)),
-        ("bumpdown_arena_local", kernels::sampler::<bumpdown::Arena, _>(Form::Local, work, n)),
-        (
-            "stumpalo_with_scope",
-            timed(n, n, move |n| sk::loop_stumpalo_scope::<_, false>(&mut stumpalo, n, black_box(value))),
-        ),
-        (
-            "bump_scope_scoped",
-            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, false>(&mut bump_scope, n, black_box(value))),
-        ),
-    ]
+    let mut cells = scope_loop_cells::<T, false>(value, bytes);
+    cells.insert(1, ("bumpdown_arena_ref", kernels::sampler::<bumpdown::Arena, _>(Form::Ref, work, n)));
+    cells.insert(2, ("bumpdown_arena_local", kernels::sampler::<bumpdown::Arena, _>(Form::Local, work, n)));
+    cells
 }
 
 /// The loop row with one store per allocation (see `scope_kernels`); the direct-arena
@@ -234,22 +223,40 @@ fn loop_cells<T: Copy + 'static>(value: T) -> Vec<(&'static str, Sampler)> {
 fn checksum_loop_cells() -> Vec<(&'static str, Sampler)> {
     let value = 0x5a5a_5a5a_5a5a_5a5au64;
     let bytes = kernels::capacity_for(&Alloc::<u64, 1>(value), LOOP_ITERS);
+    scope_loop_cells::<u64, true>(value, bytes)
+}
+
+/// The scope columns of a loop row: each crate's scope over an arena of `bytes`.
+fn scope_loop_cells<T: Copy + 'static, const CHECKSUM: bool>(value: T, bytes: usize) -> Vec<(&'static str, Sampler)> {
     let n = LOOP_ITERS;
     let mut bumpdown = boxed::<bumpdown::Arena>(bytes);
     let mut stumpalo = boxed::<stumpalo::Arena>(bytes);
     let mut bump_scope = boxed::<bump_scope::Bump>(bytes);
+    // With the pointer kept 8-aligned, every allocation takes at least 8 bytes.
+    let bytes8 = bytes.max(8 * n + 4096);
+    let mut bumpdown8 = Box::new(bumpdown::Arena::<8>::with_capacity_in(bytes8, bumpdown::Global));
+    let layout = std::alloc::Layout::from_size_align(bytes8, 16).expect("small capacity");
+    let mut bump_scope8 = Box::new(sk::BumpScopeAligned::<8>::with_capacity(layout));
     vec![
         (
             "bumpdown_scope",
-            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, true>(&mut bumpdown, n, black_box(value))),
+            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, CHECKSUM, 1>(&mut bumpdown, n, black_box(value))),
         ),
         (
             "stumpalo_with_scope",
-            timed(n, n, move |n| sk::loop_stumpalo_scope::<_, true>(&mut stumpalo, n, black_box(value))),
+            timed(n, n, move |n| sk::loop_stumpalo_scope::<_, CHECKSUM>(&mut stumpalo, n, black_box(value))),
         ),
         (
             "bump_scope_scoped",
-            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, true>(&mut bump_scope, n, black_box(value))),
+            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, CHECKSUM, 1>(&mut bump_scope, n, black_box(value))),
+        ),
+        (
+            "bumpdown_scope_align8",
+            timed(n, n, move |n| sk::loop_bumpdown_scope::<_, CHECKSUM, 8>(&mut bumpdown8, n, black_box(value))),
+        ),
+        (
+            "bump_scope_scoped_align8",
+            timed(n, n, move |n| sk::loop_bump_scope_scoped::<_, CHECKSUM, 8>(&mut bump_scope8, n, black_box(value))),
         ),
     ]
 }
