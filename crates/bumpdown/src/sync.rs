@@ -177,6 +177,24 @@ impl SyncArena {
     pub const fn new() -> Self {
         Self::new_in(Global)
     }
+
+    /// An arena whose first chunk holds at least `bytes` bytes, on the global allocator.
+    ///
+    /// # Panics
+    /// If the chunk cannot be allocated. See [`try_with_capacity_in`](Self::try_with_capacity_in).
+    ///
+    /// ```
+    /// let arena = bumpdown::SyncArena::with_capacity(100_000);
+    /// assert!(arena.allocated_bytes() >= 100_000);
+    /// arena.alloc_slice_copy(&[0u8; 100_000]);
+    /// assert_eq!(arena.chunk_count(), 1);
+    /// ```
+    pub fn with_capacity(bytes: usize) -> Self {
+        match Self::try_with_capacity_in(bytes, Global) {
+            Ok(arena) => arena,
+            Err(err) => crate::error::alloc_failed(bytes, 1, err),
+        }
+    }
 }
 
 impl Default for SyncArena {
@@ -193,6 +211,35 @@ impl<A: BackingAllocator> SyncArena<A> {
             books: Mutex::new(Books { newest: ptr::null_mut(), next_size: FIRST_CHUNK, held: 0, chunks: 0 }),
             alloc,
         }
+    }
+
+    /// An arena taking its chunks from `alloc`, whose first chunk holds at least `bytes`
+    /// bytes; an error if that chunk cannot be allocated (or `bytes` is absurd).
+    ///
+    /// ```
+    /// assert!(bumpdown::SyncArena::try_with_capacity_in(usize::MAX, bumpdown::Global).is_err());
+    /// ```
+    pub fn try_with_capacity_in(bytes: usize, alloc: A) -> Result<Self, AllocError> {
+        let arena = Self::new_in(alloc);
+        if bytes > 0 {
+            let size = core::mem::size_of::<SharedChunk>()
+                .checked_add(bytes)
+                .and_then(|n| n.checked_add(CHUNK_ALIGN))
+                .filter(|&n| n <= isize::MAX as usize)
+                .ok_or(AllocError::INVALID_LAYOUT)?
+                .max(FIRST_CHUNK);
+            let chunk = new_chunk(&arena.alloc, size)?;
+            let mut books = arena.books.lock().unwrap_or_else(PoisonError::into_inner);
+            books.newest = chunk;
+            books.held = size;
+            books.chunks = 1;
+            books.next_size = size.saturating_mul(2).clamp(FIRST_CHUNK, MAX_CHUNK);
+            drop(books);
+            // A regular chunk of any size can be the current one (only its single-block
+            // use makes a chunk "big"). Published after its header was written.
+            arena.current.store(chunk, Ordering::Release);
+        }
+        Ok(arena)
     }
 
     /// Allocates a block for `layout` (uninitialized), lock-free unless the current
