@@ -3,11 +3,15 @@
 //!
 //! Every (contender, call) pair has a probe below: an `#[inline(never)]` function
 //! with an exported name that makes the call through [`Contender`], exactly as the
-//! speed table's kernels do, so it is the same code. At report time the binary
-//! disassembles itself with `objdump` and counts, from each probe's entry, the
-//! instructions up to the first `ret` (the path an allocation that fits takes,
-//! when the compiler lays the fast path out first) and the conditional jumps
-//! among them. No `objdump`, no numbers: the section says so instead.
+//! speed table's kernels do, so it is the same code. bumpdown's scope handle
+//! (`&Scope` inside `arena.scope(..)`) has probes of its own, and so has the C API:
+//! build.rs compiles `bumpdown-c`'s `tests/c/probe_fast_path.c` (the probes its own
+//! test counts) at -O2 into this binary, as is and with `BD_NO_NULL_CHECK`. At report
+//! time the binary disassembles itself with `objdump` and counts, from each probe's
+//! entry, the instructions up to the first `ret` (the path an allocation that fits
+//! takes, when the compiler lays the fast path out first) and the conditional jumps
+//! among them, C and Rust alike. No `objdump`, no numbers: the section says so
+//! instead.
 
 use std::hint::black_box;
 use std::process::Command;
@@ -61,7 +65,7 @@ macro_rules! probes {
 
             /// Calls every probe once (so each is really used) and returns the
             /// symbol names, in [`CALLS`] order.
-            pub fn run() -> (&'static str, [String; 6]) {
+            pub fn run() -> (&'static str, [Result<String, String>; 6]) {
                 let arena = <Arena as Contender>::with_capacity(4096);
                 black_box(alloc_u8(black_box(&arena), 1));
                 black_box(alloc_u32(black_box(&arena), 2));
@@ -69,7 +73,7 @@ macro_rules! probes {
                 black_box(alloc_u128(black_box(&arena), 4));
                 black_box(alloc_slice_copy_u8(black_box(&arena), b"probe"));
                 black_box(alloc_str(black_box(&arena), "probe"));
-                let name = |call: &str| format!("bumpdown_bench_probe_{}_{call}", $key);
+                let name = |call: &str| Ok(format!("bumpdown_bench_probe_{}_{call}", $key));
                 (
                     <Arena as Contender>::NAME,
                     [
@@ -86,6 +90,170 @@ macro_rules! probes {
     };
 }
 
+/// The scope handle's probes: the calls through `&Scope`, which is only reachable
+/// inside `arena.scope(..)`, hence the probes take it as an argument.
+mod bumpdown_scope {
+    use super::*;
+
+    type Scope<'s, 'env> = bumpdown::Scope<'s, 'env>;
+
+    #[export_name = "bumpdown_bench_probe_scope_alloc_u8"]
+    #[inline(never)]
+    fn alloc_u8<'s>(scope: &Scope<'s, '_>, v: u8) -> &'s mut u8 {
+        scope.alloc(v)
+    }
+    #[export_name = "bumpdown_bench_probe_scope_alloc_u32"]
+    #[inline(never)]
+    fn alloc_u32<'s>(scope: &Scope<'s, '_>, v: u32) -> &'s mut u32 {
+        scope.alloc(v)
+    }
+    #[export_name = "bumpdown_bench_probe_scope_alloc_u64"]
+    #[inline(never)]
+    fn alloc_u64<'s>(scope: &Scope<'s, '_>, v: u64) -> &'s mut u64 {
+        scope.alloc(v)
+    }
+    #[export_name = "bumpdown_bench_probe_scope_alloc_u128"]
+    #[inline(never)]
+    fn alloc_u128<'s>(scope: &Scope<'s, '_>, v: u128) -> &'s mut u128 {
+        scope.alloc(v)
+    }
+    #[export_name = "bumpdown_bench_probe_scope_alloc_slice_copy_u8"]
+    #[inline(never)]
+    fn alloc_slice_copy_u8<'s>(scope: &Scope<'s, '_>, v: &[u8]) -> &'s mut [u8] {
+        scope.alloc_slice_copy(v)
+    }
+    #[export_name = "bumpdown_bench_probe_scope_alloc_str"]
+    #[inline(never)]
+    fn alloc_str<'s>(scope: &Scope<'s, '_>, v: &str) -> &'s mut str {
+        scope.alloc_str(v)
+    }
+
+    /// Calls every probe once inside a scope and returns the column's name and the
+    /// symbol names, in [`CALLS`] order.
+    pub fn run() -> (&'static str, [Result<String, String>; 6]) {
+        let mut arena = bumpdown::Arena::with_capacity(4096);
+        arena.scope(|s| {
+            black_box(alloc_u8(black_box(s), 1));
+            black_box(alloc_u32(black_box(s), 2));
+            black_box(alloc_u64(black_box(s), 3));
+            black_box(alloc_u128(black_box(s), 4));
+            black_box(alloc_slice_copy_u8(black_box(s), b"probe"));
+            black_box(alloc_str(black_box(s), "probe"));
+        });
+        let name = |call: &str| Ok(format!("bumpdown_bench_probe_scope_{call}"));
+        (
+            SCOPE,
+            [
+                name("alloc_u8"),
+                name("alloc_u32"),
+                name("alloc_u64"),
+                name("alloc_u128"),
+                name("alloc_slice_copy_u8"),
+                name("alloc_str"),
+            ],
+        )
+    }
+}
+
+/// Defines the calls of one compilation of the C probes: the declarations of the
+/// symbols `$u8` .. `$copy` (see `tests/c/probe_fast_path.c` in `bumpdown-c`) and a
+/// `run` that calls each once on an arena from `$create`. The arena handle is opaque
+/// to this side, hence `c_void`.
+#[cfg(bumpdown_bench_c_probes)]
+macro_rules! c_probes {
+    ($module:ident, $create:expr, $destroy:path, [$u8:ident, $u32:ident, $u64:ident, $u128:ident, $copy:ident]) => {
+        mod $module {
+            use super::*;
+            use std::ffi::c_void;
+
+            unsafe extern "C" {
+                fn $u8(arena: *mut c_void, v: u8) -> *mut u8;
+                fn $u32(arena: *mut c_void, v: u32) -> *mut u32;
+                fn $u64(arena: *mut c_void, v: u64) -> *mut u64;
+                fn $u128(arena: *mut c_void, v: u128) -> *mut u128;
+                fn $copy(arena: *mut c_void, src: *const u8, n: usize) -> *mut u8;
+            }
+
+            /// Calls every probe once and returns the symbol names, in [`CALLS`]
+            /// order; the C API has no inline `alloc_str` (`bd_strdup` is a call).
+            pub fn run() -> [Result<String, String>; 6] {
+                let src = b"probe";
+                // SAFETY: the arena comes from its create function, is checked not to
+                // be NULL, and is destroyed once, last; every probe takes a live arena
+                // (and the copy a readable source of `n` bytes) and returns NULL or a
+                // block of the arena's, which is only passed to `black_box`.
+                unsafe {
+                    let handle = $create;
+                    let arena: *mut c_void = handle.cast();
+                    assert!(!arena.is_null(), "the C API could not create an arena");
+                    black_box($u8(black_box(arena), 1));
+                    black_box($u32(black_box(arena), 2));
+                    black_box($u64(black_box(arena), 3));
+                    black_box($u128(black_box(arena), 4));
+                    black_box($copy(black_box(arena), src.as_ptr(), src.len()));
+                    $destroy(handle);
+                }
+                [
+                    Ok(stringify!($u8).to_owned()),
+                    Ok(stringify!($u32).to_owned()),
+                    Ok(stringify!($u64).to_owned()),
+                    Ok(stringify!($u128).to_owned()),
+                    Ok(stringify!($copy).to_owned()),
+                    Err(NO_C_STR.to_owned()),
+                ]
+            }
+        }
+    };
+}
+
+#[cfg(bumpdown_bench_c_probes)]
+c_probes!(
+    c_arena,
+    bumpdown_c::ffi::bd_arena_create(),
+    bumpdown_c::ffi::bd_arena_destroy,
+    [bd_probe_u8, bd_probe_u32, bd_probe_u64, bd_probe_u128, bd_probe_copy]
+);
+#[cfg(bumpdown_bench_c_probes)]
+c_probes!(
+    c_arena_nonnull,
+    bumpdown_c::ffi::bd_arena_create(),
+    bumpdown_c::ffi::bd_arena_destroy,
+    [bd_probe_u8_nonnull, bd_probe_u32_nonnull, bd_probe_u64_nonnull, bd_probe_u128_nonnull, bd_probe_copy_nonnull]
+);
+#[cfg(bumpdown_bench_c_probes)]
+c_probes!(
+    c_vm,
+    bumpdown_c::vm::bd_vm_create(1 << 20),
+    bumpdown_c::vm::bd_vm_destroy,
+    [bd_probe_vm_u8, bd_probe_vm_u32, bd_probe_vm_u64, bd_probe_vm_u128, bd_probe_vm_copy]
+);
+
+/// Column of the scope handle's probes.
+pub const SCOPE: &str = "bumpdown Scope";
+/// Column of the C API's `bd_alloc`, default header.
+pub const C_ALLOC: &str = "C bd_alloc";
+/// Column of `bd_alloc` with `BD_NO_NULL_CHECK` defined.
+pub const C_ALLOC_NONNULL: &str = "C bd_alloc, BD_NO_NULL_CHECK";
+/// Column of the C API's `bd_vm_alloc`, default header.
+pub const C_VM_ALLOC: &str = "C bd_vm_alloc";
+/// Why a C column has no `alloc_str` cell.
+const NO_C_STR: &str = "no inline counterpart in C: `bd_strdup` is a call into the library";
+
+/// How the C probes were built: the C compiler, or why they were not (build.rs).
+pub const C_BUILD: &str = env!("BUMPDOWN_BENCH_C_PROBES");
+/// Whether the C probes are in this binary.
+pub const C_BUILT: bool = cfg!(bumpdown_bench_c_probes);
+
+/// The C columns: their names and each call's symbol, or why there is none.
+fn c_columns() -> Vec<(&'static str, [Result<String, String>; 6])> {
+    #[cfg(bumpdown_bench_c_probes)]
+    let sets = [c_arena::run(), c_arena_nonnull::run(), c_vm::run()];
+    #[cfg(not(bumpdown_bench_c_probes))]
+    let sets: [[Result<String, String>; 6]; 3] =
+        std::array::from_fn(|_| std::array::from_fn(|_| Err(format!("C probes not built: {C_BUILD}"))));
+    [C_ALLOC, C_ALLOC_NONNULL, C_VM_ALLOC].into_iter().zip(sets).collect()
+}
+
 probes!(bumpdown_arena, bumpdown::Arena, "bumpdown");
 probes!(bumpdown_vm, bumpdown::VmArena, "vmarena");
 probes!(stumpalo_arena, stumpalo::Arena, "stumpalo");
@@ -100,11 +268,15 @@ pub struct Probe {
     pub contender: &'static str,
     /// Which call (an entry of [`CALLS`]).
     pub call: &'static str,
-    /// Instructions from the entry up to and including the first `ret`; 0 if the
-    /// probe could not be read (the listing then holds the reason).
+    /// Instructions from the entry up to and including the first `ret`, but for the
+    /// [`register_saves`](Self::register_saves); 0 if the probe could not be read (the
+    /// listing then holds the reason).
     pub instructions: usize,
     /// Conditional jumps among them.
     pub branches: usize,
+    /// Instructions on the way that only serve a call (register saves and stack
+    /// alignment, see `is_register_save`), counted apart.
+    pub register_saves: usize,
     /// What the `call`s among them call (work not inlined, such as `memcpy`).
     pub callees: Vec<String>,
     /// The instructions themselves.
@@ -124,33 +296,35 @@ pub enum FastPath {
 pub fn measure() -> FastPath {
     let mut progress = Progress::new("fast path".to_owned(), 2);
     progress.show("probes");
-    let sets = [
+    let mut sets = vec![
         bumpdown_arena::run(),
+        bumpdown_scope::run(),
         bumpdown_vm::run(),
         stumpalo_arena::run(),
         bumpalo_bump::run(),
         bump_scope_bump::run(),
         blink::run(),
     ];
+    sets.extend(c_columns());
     progress.show("objdump");
     let outcome = disassemble().map(|asm| {
         let mut probes = Vec::new();
         for (contender, symbols) in &sets {
             for (call, symbol) in CALLS.iter().zip(symbols) {
-                probes.push(match straight_line(&asm, symbol) {
-                    Ok(listing) => Probe {
+                // Shown as "—" with the reason in the listings.
+                let probe = match symbol.as_ref().map_err(Clone::clone).and_then(|s| straight_line(&asm, s)) {
+                    Ok(listing) => count(contender, call, listing),
+                    Err(why) => Probe {
                         contender,
                         call,
-                        instructions: listing.len(),
-                        branches: listing.iter().filter(|i| is_conditional_branch(i)).count(),
-                        callees: listing.iter().filter(|i| i.starts_with("call")).map(|i| callee(i)).collect(),
-                        listing,
+                        instructions: 0,
+                        branches: 0,
+                        register_saves: 0,
+                        callees: Vec::new(),
+                        listing: vec![why],
                     },
-                    // Shown as "—" with the reason in the listings.
-                    Err(why) => {
-                        Probe { contender, call, instructions: 0, branches: 0, callees: Vec::new(), listing: vec![why] }
-                    }
-                });
+                };
+                probes.push(probe);
             }
         }
         probes
@@ -159,6 +333,55 @@ pub fn measure() -> FastPath {
     match outcome {
         Ok(probes) => FastPath::Counted(probes),
         Err(why) => FastPath::Unavailable(why),
+    }
+}
+
+/// The table's columns: the contenders of `probes`, in order.
+pub fn columns(probes: &[Probe]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for p in probes {
+        if !names.contains(&p.contender) {
+            names.push(p.contender);
+        }
+    }
+    names
+}
+
+/// Counts one probe's straight line, the same way for C and Rust.
+fn count(contender: &'static str, call: &'static str, listing: Vec<String>) -> Probe {
+    let register_saves = listing.iter().filter(|i| is_register_save(i)).count();
+    Probe {
+        contender,
+        call,
+        instructions: listing.len() - register_saves,
+        branches: listing.iter().filter(|i| is_conditional_branch(i)).count(),
+        register_saves,
+        callees: listing.iter().filter(|i| i.starts_with("call")).map(|i| callee(i)).collect(),
+        listing,
+    }
+}
+
+/// Callee-saved registers of the x86-64 System V ABI, 64- and 32-bit names.
+const CALLEE_SAVED: [&str; 12] =
+    ["rbx", "rbp", "r12", "r13", "r14", "r15", "ebx", "ebp", "r12d", "r13d", "r14d", "r15d"];
+
+/// Whether `insn` only serves a call: it saves or restores a register (`push`, `pop`),
+/// parks a register's value in a callee-saved one, or aligns the stack (`sub`/`add
+/// rsp`). An allocation that fits needs none of these unless the path itself calls (a
+/// `memcpy`); where a compiler puts them on the fast path anyway (gcc keeps the slow
+/// call's in the prologue, where LLVM mostly moves them into the slow block), they are
+/// counted apart so that the bump itself compares across compilers. A load into a
+/// callee-saved register is work, not a save.
+fn is_register_save(insn: &str) -> bool {
+    let (op, operands) = insn.split_once(' ').unwrap_or((insn, ""));
+    let (dest, src) = operands.split_once(',').unwrap_or((operands, ""));
+    let is_register =
+        |r: &str| r.starts_with(|c: char| c.is_ascii_alphabetic()) && r.chars().all(|c| c.is_ascii_alphanumeric());
+    match op {
+        "push" | "pop" => true,
+        "mov" => CALLEE_SAVED.contains(&dest) && is_register(src),
+        "sub" | "add" => dest == "rsp",
+        _ => false,
     }
 }
 
@@ -247,6 +470,32 @@ mod tests {
         assert_eq!(callee("call rax"), "rax");
     }
 
+    #[test]
+    fn register_saves_are_counted_apart() {
+        for save in ["push rbx", "pop rbp", "mov rbx,rsi", "mov ebx,esi", "mov r12d,edx", "sub rsp,0x8", "add rsp,0x8"]
+        {
+            assert!(is_register_save(save), "{save}");
+        }
+        for work in [
+            "mov QWORD PTR [rax],rbx",
+            "mov rax,QWORD PTR [rdi]",
+            "mov rbx,QWORD PTR [rdi]",
+            "mov ebx,0x1",
+            "sub rax,0x8",
+            "ret",
+            "cmp rsp,rax",
+        ] {
+            assert!(!is_register_save(work), "{work}");
+        }
+        let listing = ["push rbx", "mov rax,QWORD PTR [rdi]", "mov rbx,rsi", "jb 10", "mov QWORD PTR [rax],rbx"];
+        let p = count(
+            "c",
+            "alloc::<u64>",
+            listing.iter().map(|i| (*i).to_owned()).chain(["pop rbx".to_owned(), "ret".to_owned()]).collect(),
+        );
+        assert_eq!((p.instructions, p.branches, p.register_saves), (4, 1, 3));
+    }
+
     /// The probes are in this test binary too (it is built from the same code), so
     /// with `objdump` present the section can be checked end to end. Tests are built
     /// with less optimisation than the report, so a probe may end in a tail jump
@@ -256,17 +505,30 @@ mod tests {
     fn every_probe_is_found_and_counted_up_to_its_ret() {
         match measure() {
             FastPath::Counted(probes) => {
-                assert_eq!(probes.len(), CALLS.len() * crate::contenders::names().len());
+                // The contenders, the scope handle and three C columns.
+                let expected = crate::contenders::names().len() + 4;
+                assert_eq!(probes.len(), CALLS.len() * expected);
+                assert_eq!(columns(&probes).len(), expected);
                 for p in &probes {
                     let what = format!("{} {}: {:?}", p.contender, p.call, p.listing);
                     if p.instructions == 0 {
-                        assert!(p.listing[0].contains("no `ret`"), "{what}");
+                        let c_reason = p.contender.starts_with("C ")
+                            && (p.listing[0] == NO_C_STR || p.listing[0].starts_with("C probes not built"));
+                        assert!(p.listing[0].contains("no `ret`") || c_reason, "{what}");
                     } else {
                         assert!(p.instructions >= 2, "{what}");
                         assert!(p.listing.last().is_some_and(|i| i.starts_with("ret")), "{what}");
                     }
                 }
                 assert!(probes.iter().any(|p| p.instructions > 0), "no probe was counted");
+                // The C probes are compiled at -O2 in tests too: with a C compiler,
+                // every one but `alloc_str` ends in a `ret`.
+                if C_BUILT {
+                    let c = probes.iter().filter(|p| p.contender.starts_with("C ") && p.call != "alloc_str");
+                    for p in c {
+                        assert!(p.instructions > 0, "{} {}: {:?}", p.contender, p.call, p.listing);
+                    }
+                }
             }
             FastPath::Unavailable(why) => eprintln!("SKIPPED: {why}"),
         }

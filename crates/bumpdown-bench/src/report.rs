@@ -746,13 +746,20 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
         md,
         "Counted in this benchmark's own machine code (`objdump -d` of the running executable). Each \
          call is made by an `#[inline(never)]` probe function through the same glue the speed table \
-         uses, with the arena as `&Arena`. A cell is *instructions / conditional branches* from the \
-         probe's entry to its first `ret` (included): the path of an allocation that fits the \
-         current chunk, as laid out by the compiler; \"+ `memcpy`\" names a call on that path. Fewer \
-         instructions are not always faster (the speed table decides), but these are paid on every \
-         allocation.\n"
+         uses, with the arena as `&Arena`; *{scope}* makes it through bumpdown's scope handle \
+         (`&Scope` inside `arena.scope(..)`), whose slow path takes the scope's `top` by value, so \
+         that its fast path keeps the old `top` in a register for that call. A cell is \
+         *instructions / conditional branches* from the probe's entry to its first `ret` \
+         (included): the path of an allocation that fits the current chunk, as laid out by the \
+         compiler; \"+ `memcpy`\" names a call on that path. \"(+n)\" counts apart the instructions \
+         on that path that only serve a call (push and pop, parking a value in a callee-saved \
+         register, aligning the stack): gcc keeps those of the slow path's call in the prologue, \
+         where LLVM moves them into the slow block when it can. Fewer instructions are not always \
+         faster (the speed table decides), but these are paid on every allocation.\n",
+        scope = fastpath::SCOPE,
     );
-    let names = contenders::names();
+    c_columns_note(md);
+    let names = fastpath::columns(probes);
     let _ = writeln!(md, "| call | {} |", names.join(" | "));
     let _ = writeln!(md, "|---|{}", "---|".repeat(names.len()));
     for call in fastpath::CALLS {
@@ -761,7 +768,8 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
             match probes.iter().find(|p| p.call == call && p.contender == *name) {
                 Some(p) if p.instructions > 0 => {
                     let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
-                    let _ = write!(md, " {} / {}{calls} |", p.instructions, p.branches);
+                    let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
+                    let _ = write!(md, " {} / {}{calls}{saves} |", p.instructions, p.branches);
                 }
                 _ => md.push_str(" — |"),
             }
@@ -778,6 +786,31 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
     }
 }
 
+/// What the fast-path table's C columns hold, or why they are empty.
+fn c_columns_note(md: &mut String) {
+    if fastpath::C_BUILT {
+        let _ = writeln!(
+            md,
+            "The C columns are the inline fast path of the C API's header (`bumpdown.h`), built into \
+             this benchmark by {compiler}: `{alloc}` is `bd_alloc(arena, size, align)` with the size \
+             and alignment of each type (the value stored, as the Rust calls do), and for the slice \
+             copy a run-time size with alignment 1 and then `memcpy`. The default header checks for a \
+             NULL arena first: a `test` and a conditional jump (2 instructions, one branch) per call, \
+             which gcc keeps out of a loop's cycle (see the comment above `bd_alloc`). `{nonnull}` is \
+             the same call with `BD_NO_NULL_CHECK` defined before the header: the bump alone, which \
+             is the Rust fast path. `{vm}` is the virtual-memory arena's `bd_vm_alloc`, default \
+             header, which bumps upwards like `VmArena`. C has no inline `alloc_str` (`bd_strdup` \
+             is a call into the library).\n",
+            compiler = fastpath::C_BUILD,
+            alloc = fastpath::C_ALLOC,
+            nonnull = fastpath::C_ALLOC_NONNULL,
+            vm = fastpath::C_VM_ALLOC,
+        );
+    } else {
+        let _ = writeln!(md, "The C columns are empty: {}.\n", fastpath::C_BUILD);
+    }
+}
+
 fn fast_path_json(fast_path: &FastPath) -> Json {
     match fast_path {
         FastPath::Unavailable(why) => Json::Obj(vec![("unavailable", why.clone().into())]),
@@ -790,6 +823,7 @@ fn fast_path_json(fast_path: &FastPath) -> Json {
                         ("call", p.call.into()),
                         ("instructions", p.instructions.into()),
                         ("conditional_branches", p.branches.into()),
+                        ("register_saves", p.register_saves.into()),
                         ("calls", p.callees.clone().into()),
                         ("listing", p.listing.clone().into()),
                     ])

@@ -3,8 +3,9 @@
 //! `BD_NO_NULL_CHECK`), disassembles it with `objdump`, and counts each probe's
 //! instructions and conditional branches from its entry up to its first `ret`.
 //!
-//! Not counted: `push`/`pop` of callee-saved registers and the `mov` that parks an
-//! argument in one. gcc saves a register in the prologue for the slow path's `call`
+//! Not counted: `push`/`pop` of callee-saved registers, the `mov` that parks an
+//! argument in one, and the `sub rsp`/`add rsp` that align the stack for a call. gcc
+//! saves a register in the prologue for the slow path's `call`
 //! (the value to store must survive it) instead of shrink-wrapping it into the slow
 //! block, as LLVM does for the Rust probes; those instructions belong to the call.
 
@@ -62,13 +63,14 @@ fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
     panic!("{symbol}: no ret found")
 }
 
-/// Whether `insn` saves, restores or fills a callee-saved register for the slow call.
+/// Whether `insn` saves, restores or fills a callee-saved register, or aligns the stack,
+/// for the slow call.
 fn is_register_save(insn: &str) -> bool {
     let mut parts = insn.splitn(2, ' ');
     let (op, operands) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let dest = operands.split(',').next().unwrap_or("");
     let callee_saved = CALLEE_SAVED.iter().any(|r| dest == *r || dest == format!("e{}", &r[1..]));
-    matches!(op, "push" | "pop") || (op == "mov" && callee_saved)
+    matches!(op, "push" | "pop") || (op == "mov" && callee_saved) || (matches!(op, "sub" | "add") && dest == "rsp")
 }
 
 struct Count {
@@ -91,9 +93,12 @@ fn count(asm: &str, symbol: &str) -> Count {
 /// (probe, instructions including `ret`, conditional branches) without the NULL check;
 /// the NULL check adds a `test` and a branch to each. The `vm_` probes are the
 /// virtual-memory arena's upward bump (`bd_vm_alloc`).
-const BOUNDS: [(&str, usize, usize); 9] = [
+const BOUNDS: [(&str, usize, usize); 13] = [
     // load top, sub, and, cmp bottom, jb, store top, store value, ret: as in Rust.
     ("u64", 8, 1),
+    ("u32", 8, 1),
+    // A 16-byte value takes two stores.
+    ("u128", 9, 1),
     // No alignment step for bytes.
     ("u8", 7, 1),
     // Seed 004's 64 bytes aligned to 16: no value stored.
@@ -107,6 +112,8 @@ const BOUNDS: [(&str, usize, usize); 9] = [
     // store top, store value, ret. One more than down: the size and the rounding cannot
     // share one subtraction.
     ("vm_u64", 9, 1),
+    ("vm_u32", 9, 1),
+    ("vm_u128", 10, 1),
     // No alignment step for bytes: lea end, compare, store.
     ("vm_u8", 7, 1),
     // Seed 004's 64 bytes aligned to 16, no value stored.
@@ -223,4 +230,6 @@ fn register_saves_are_recognized() {
     assert!(is_register_save("mov ebx,esi"));
     assert!(!is_register_save("mov QWORD PTR [rax],rbx"));
     assert!(!is_register_save("mov rax,QWORD PTR [rdi]"));
+    assert!(is_register_save("sub rsp,0x8"));
+    assert!(!is_register_save("sub rax,0x8"));
 }

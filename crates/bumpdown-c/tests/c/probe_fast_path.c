@@ -2,9 +2,12 @@
  * Fast-path probes: each wraps one inline allocation shape in a function the
  * disassembler can find. tests/fast_path_asm.rs compiles this file with gcc -O2 (twice:
  * as is, and with BD_NO_NULL_CHECK) and counts each probe's instructions up to its
- * first `ret`.
+ * first `ret`. The benchmark report (crates/bumpdown-bench) compiles it the same two
+ * ways into its own executable and sets the stored-value probes beside the Rust ones,
+ * which do the same work: allocate, store the value, return the pointer.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "bumpdown.h"
 
@@ -21,6 +24,35 @@ NOINLINE uint64_t *PROBE(u64)(bd_arena *a, uint64_t v)
     uint64_t *p = (uint64_t *)bd_alloc(a, sizeof *p, 8);
     if (p)
         *p = v;
+    return p;
+}
+
+/* A u32, stored. */
+NOINLINE uint32_t *PROBE(u32)(bd_arena *a, uint32_t v)
+{
+    uint32_t *p = (uint32_t *)bd_alloc(a, sizeof *p, 4);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* A 16-byte value aligned to 16, stored: two stores. (`__extension__`: __int128 is
+ * not ISO C; on x86-64 it is passed in two registers, as Rust's u128.) */
+__extension__ typedef unsigned __int128 probe_u128;
+NOINLINE probe_u128 *PROBE(u128)(bd_arena *a, probe_u128 v)
+{
+    probe_u128 *p = (probe_u128 *)bd_alloc(a, sizeof *p, 16);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* A copy of `n` bytes, as a Rust slice copy: a run-time size, then memcpy. */
+NOINLINE void *PROBE(copy)(bd_arena *a, const void *src, size_t n)
+{
+    void *p = bd_alloc(a, n, 1);
+    if (p)
+        memcpy(p, src, n);
     return p;
 }
 
@@ -89,6 +121,33 @@ NOINLINE uint64_t *PROBE(vm_u64)(bd_vm_arena *a, uint64_t v)
     uint64_t *p = (uint64_t *)bd_vm_alloc(a, sizeof *p, 8);
     if (p)
         *p = v;
+    return p;
+}
+
+/* A u32, stored. */
+NOINLINE uint32_t *PROBE(vm_u32)(bd_vm_arena *a, uint32_t v)
+{
+    uint32_t *p = (uint32_t *)bd_vm_alloc(a, sizeof *p, 4);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* A 16-byte value aligned to 16, stored. */
+NOINLINE probe_u128 *PROBE(vm_u128)(bd_vm_arena *a, probe_u128 v)
+{
+    probe_u128 *p = (probe_u128 *)bd_vm_alloc(a, sizeof *p, 16);
+    if (p)
+        *p = v;
+    return p;
+}
+
+/* A copy of `n` bytes. */
+NOINLINE void *PROBE(vm_copy)(bd_vm_arena *a, const void *src, size_t n)
+{
+    void *p = bd_vm_alloc(a, n, 1);
+    if (p)
+        memcpy(p, src, n);
     return p;
 }
 
