@@ -11,8 +11,10 @@
 //!
 //! A batch allocates through the column's handle ([`Column::with_handle`]): the
 //! arena itself, or for the scope column a scope entered on the arena for the
-//! batch, so that column's timed batches include entering and leaving one scope
-//! (in the `Ref` form, the `#[inline(never)]` function gets `&Scope`).
+//! batch (in the `Ref` form, the `#[inline(never)]` function gets `&Scope`). The
+//! clock runs while the handle is there, so for the scope column it starts inside
+//! the scope and stops before leaving it: the allocation rows time allocations;
+//! the `clear` rows time entering and leaving scopes.
 //!
 //! Before each timed batch the arena is reset (untimed). Every arena was sized and
 //! filled once before the first sample, so a batch never needs a new chunk; the
@@ -175,18 +177,50 @@ impl<W: Work> Batch for Steps<W> {
     }
 }
 
-/// `iters` steps of `work` in [`batch_behind_ref`], which gets only `&handle`.
-#[derive(Clone, Copy)]
-struct StepsBehindRef<W> {
+/// One timed sample of `iters` steps of `work` (`ops` operations), with the loop
+/// inlined where the handle is. The clock runs inside the batch, so a scope
+/// column's entry and exit stay out of the allocation rows.
+struct TimedSteps<'c, W> {
     work: W,
     iters: usize,
+    ops: usize,
+    clock: &'c Clock,
 }
 
-impl<W: Work> Batch for StepsBehindRef<W> {
-    type Output = ();
+impl<W: Work> Batch for TimedSteps<'_, W> {
+    type Output = Sample;
     #[inline(always)]
-    fn run<H: Handle>(self, handle: &H) {
-        batch_behind_ref(handle, self.work, self.iters);
+    fn run<H: Handle>(self, handle: &H) -> Sample {
+        let work = black_box(self.work);
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        for _ in 0..self.iters {
+            work.step(handle);
+        }
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
+    }
+}
+
+/// One timed sample of `iters` steps of `work` (`ops` operations) in
+/// [`batch_behind_ref`], which gets only `&handle`.
+struct TimedBehindRef<'c, W> {
+    work: W,
+    iters: usize,
+    ops: usize,
+    clock: &'c Clock,
+}
+
+impl<W: Work> Batch for TimedBehindRef<'_, W> {
+    type Output = Sample;
+    #[inline(always)]
+    fn run<H: Handle>(self, handle: &H) -> Sample {
+        let work = black_box(self.work);
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        batch_behind_ref(handle, work, self.iters);
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
     }
 }
 
@@ -212,12 +246,7 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
             let mut arena = Box::new(prepared::<C, W>(work, iters));
             Box::new(move |clock| {
                 arena.reset();
-                let work = black_box(work);
-                let heap = heap::Snapshot::now();
-                let start = clock.start();
-                arena.with_handle(StepsBehindRef { work, iters });
-                let ns_per_op = clock.per_op(start, ops);
-                Sample { ns_per_op, heap_calls: heap.calls_since() }
+                arena.with_handle(TimedBehindRef { work, iters, ops, clock })
             })
         }
     }
@@ -231,14 +260,9 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
 fn local_batch<C: Column, W: Work>(slot: &mut Option<C>, work: W, iters: usize, ops: usize, clock: &Clock) -> Sample {
     let mut arena: C = black_box(slot.take().expect("arena is returned after each sample"));
     arena.reset();
-    let work = black_box(work);
-    let heap = heap::Snapshot::now();
-    let start = clock.start();
-    arena.with_handle(Steps { work, iters });
-    let ns_per_op = clock.per_op(start, ops);
-    let heap_calls = heap.calls_since();
+    let sample = arena.with_handle(TimedSteps { work, iters, ops, clock });
     *slot = Some(arena);
-    Sample { ns_per_op, heap_calls }
+    sample
 }
 
 /// The batch, out of line: the arena (or scope) is only known as a reference.

@@ -242,12 +242,13 @@ impl Report {
              - Each contender uses its ordinary calls: `alloc`, `alloc_slice_copy`, `alloc_str`, `reset` \
              (blink-alloc: `put`, `copy_slice`, `copy_str`); in the `_lit` rows stumpalo uses its own \
              `alloc_slice_lit_copy` / `alloc_str_lit`. Copy sources start a 4 KiB page.\n\
-             - *bumpdown Scope* is bumpdown's scope handle: each timed batch enters one \
+             - *bumpdown Scope* is bumpdown's scope handle: each batch runs in one \
              `arena.scope(|s| ...)` on a `bumpdown::Arena` and allocates through `s` (in the \
-             second table the `#[inline(never)]` function gets `&Scope`), so its batches include \
-             entering and leaving a scope; leaving it frees the batch, so it needs no `reset`. In \
-             `clear` its operation is entering and leaving a scope (a scope user's reset), in \
-             `clear_and_reuse` a scope holding the allocations.\n\
+             second table the `#[inline(never)]` function gets `&Scope`). The clock starts inside \
+             the scope and stops before leaving it, and leaving it frees the batch, so it needs no \
+             `reset`. Entering and leaving are timed in the `clear` rows: there its operation is \
+             entering and leaving a scope (a scope user's reset), in `clear_and_reuse` a scope \
+             holding the allocations.\n\
              - The processes measure on a thread whose stack is shifted by 16 bytes per process, so \
              stack-local arenas land in every 16-byte slot of a cache line (stack offsets mod 64: {:?}). \
              *spread*: for the cell of the row where it is widest, the range of the per-process medians \
