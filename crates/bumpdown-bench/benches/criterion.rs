@@ -57,7 +57,7 @@ fn speed_rows(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    // Shorter than criterion's defaults: 11 rows × 12 cells would take 17 minutes.
+    // Shorter than criterion's defaults: 11 rows × 14 cells would take 20 minutes.
     config = Criterion::default()
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))

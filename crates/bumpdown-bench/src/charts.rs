@@ -4,17 +4,25 @@
 //!   of bars per row, one bar per contender, as the ratio to the row's fastest.
 //! * `speed-summary.svg`: the same for a handful of rows, with larger labels.
 //! * `size-struct.svg`, `size-str.svg`: ns per allocation against its size.
+//! * `scopes.svg`: the scope tables, each way's ratio to the row's fastest way.
+//! * `real-use.svg`: parse, evaluate and drop times of the real-use workload.
 //! * `seed004.svg`: cold and warm ns per allocation of the seed-004 workload.
+//!
+//! The programs section has no chart: it keeps the tables its scripts print as
+//! text and parses no numbers.
 
-use crate::contenders;
+use crate::contenders::{self, Column};
 use crate::kernels::Form;
+use crate::realuse::RealUse;
+use crate::scopes::{ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::SpeedResults;
 use crate::svg::{ticks, Anchor, Svg};
 
-/// One colour per contender, in [`contenders::names`] order: the two bumpdown
-/// arenas in blues, the peers in clearly different hues.
-const PALETTE: [&str; 6] = ["#1d4ed8", "#60a5fa", "#f59e0b", "#dc2626", "#16a34a", "#9333ea"];
+/// One colour per column of the speed table, in [`contenders::column_names`]
+/// order: bumpdown's `Arena`, its scope handle and `VmArena` in blues, the peers in
+/// clearly different hues.
+const PALETTE: [&str; 7] = ["#1d4ed8", "#0891b2", "#60a5fa", "#f59e0b", "#dc2626", "#16a34a", "#9333ea"];
 /// Colour of reference points that are not arenas (seed-004's floor and `malloc`).
 const REFERENCE: &str = "#6b7280";
 const INK: &str = "#1f2937";
@@ -22,9 +30,9 @@ const MUTED: &str = "#6b7280";
 const GRID: &str = "#e5e7eb";
 const STRIPE: &str = "#f8fafc";
 
-/// The colour of contender `name`.
+/// The colour of column (or contender) `name`.
 pub fn colour_of(name: &str) -> &'static str {
-    contenders::names().iter().position(|n| *n == name).map_or(REFERENCE, |i| PALETTE[i % PALETTE.len()])
+    contenders::column_names().iter().position(|n| *n == name).map_or(REFERENCE, |i| PALETTE[i % PALETTE.len()])
 }
 
 /// Rows of the summary chart (the README's), when measured.
@@ -51,45 +59,45 @@ pub struct Chart {
     pub svg: String,
 }
 
+/// The results the charts are drawn from (each `None` when not measured).
+#[derive(Clone, Copy, Default)]
+pub struct Sources<'a> {
+    /// The speed table.
+    pub speed: Option<&'a SpeedResults>,
+    /// The scope tables.
+    pub scopes: Option<&'a ScopeResults>,
+    /// The real-use workload.
+    pub real_use: Option<&'a RealUse>,
+    /// The seed-004 workload.
+    pub seed004: Option<&'a [Seed004Result]>,
+}
+
+/// File of the scope tables' chart, linked from their section.
+pub const SCOPES_FILE: &str = "scopes.svg";
+/// File of the real-use chart, linked from its section.
+pub const REAL_USE_FILE: &str = "real-use.svg";
+
 /// Every chart the results allow.
-pub fn all(speed: Option<&SpeedResults>, seed004: Option<&[Seed004Result]>) -> Vec<Chart> {
+pub fn all(sources: Sources<'_>) -> Vec<Chart> {
     let mut charts = Vec::new();
-    if let Some(speed) = speed {
-        let summary: Vec<&str> =
-            SUMMARY_ROWS.into_iter().filter(|row| speed.rows.iter().any(|r| r.name == *row)).collect();
-        if !summary.is_empty() {
-            charts.push(Chart {
-                file: "speed-summary.svg",
-                title: "Speed, selected rows (stack-local arena)".to_owned(),
-                svg: ratio_chart(speed, Form::Local, &summary, "Speed: selected rows, stack-local arena", true),
-            });
-        }
-        for (form, file, title) in [
-            (Form::Local, "speed-local.svg", "Speed, every row, stack-local arena"),
-            (Form::Ref, "speed-ref.svg", "Speed, every row, arena behind `&Arena`"),
-        ] {
-            let rows: Vec<&str> = speed.rows.iter().map(|r| r.name.as_str()).collect();
-            let heading = match form {
-                Form::Local => "Speed: stack-local arena (loop inlined)",
-                Form::Ref => "Speed: arena reached through a reference (#[inline(never)] function)",
-            };
-            charts.push(Chart { file, title: title.to_owned(), svg: ratio_chart(speed, form, &rows, heading, false) });
-        }
-        for (prefix, file, title, x_label) in [
-            (
-                "alloc_struct_",
-                "size-struct.svg",
-                "`alloc` of a struct: ns per allocation by size",
-                "struct size (bytes)",
-            ),
-            ("alloc_str_", "size-str.svg", "`alloc_str`: ns per allocation by length", "string length (bytes)"),
-        ] {
-            if let Some(svg) = size_chart(speed, prefix, &title.replace('`', ""), x_label) {
-                charts.push(Chart { file, title: title.to_owned(), svg });
-            }
-        }
+    if let Some(speed) = sources.speed {
+        speed_charts(&mut charts, speed);
     }
-    if let Some(results) = seed004 {
+    if let Some(svg) = sources.scopes.and_then(scopes_chart) {
+        charts.push(Chart {
+            file: SCOPES_FILE,
+            title: "Scopes and temporary memory: ratio to the fastest way".to_owned(),
+            svg,
+        });
+    }
+    if let Some(real_use) = sources.real_use.filter(|r| !r.ways.is_empty()) {
+        charts.push(Chart {
+            file: REAL_USE_FILE,
+            title: "Real use: parse, evaluate and drop a syntax tree".to_owned(),
+            svg: real_use_chart(real_use),
+        });
+    }
+    if let Some(results) = sources.seed004 {
         if !results.is_empty() {
             charts.push(Chart {
                 file: "seed004.svg",
@@ -99,6 +107,37 @@ pub fn all(speed: Option<&SpeedResults>, seed004: Option<&[Seed004Result]>) -> V
         }
     }
     charts
+}
+
+/// The speed table's charts.
+fn speed_charts(charts: &mut Vec<Chart>, speed: &SpeedResults) {
+    let summary: Vec<&str> = SUMMARY_ROWS.into_iter().filter(|row| speed.rows.iter().any(|r| r.name == *row)).collect();
+    if !summary.is_empty() {
+        charts.push(Chart {
+            file: "speed-summary.svg",
+            title: "Speed, selected rows (stack-local arena)".to_owned(),
+            svg: ratio_chart(speed, Form::Local, &summary, "Speed: selected rows, stack-local arena", true),
+        });
+    }
+    for (form, file, title) in [
+        (Form::Local, "speed-local.svg", "Speed, every row, stack-local arena"),
+        (Form::Ref, "speed-ref.svg", "Speed, every row, arena behind `&Arena`"),
+    ] {
+        let rows: Vec<&str> = speed.rows.iter().map(|r| r.name.as_str()).collect();
+        let heading = match form {
+            Form::Local => "Speed: stack-local arena (loop inlined)",
+            Form::Ref => "Speed: arena reached through a reference (#[inline(never)] function)",
+        };
+        charts.push(Chart { file, title: title.to_owned(), svg: ratio_chart(speed, form, &rows, heading, false) });
+    }
+    for (prefix, file, title, x_label) in [
+        ("alloc_struct_", "size-struct.svg", "`alloc` of a struct: ns per allocation by size", "struct size (bytes)"),
+        ("alloc_str_", "size-str.svg", "`alloc_str`: ns per allocation by length", "string length (bytes)"),
+    ] {
+        if let Some(svg) = size_chart(speed, prefix, &title.replace('`', ""), x_label) {
+            charts.push(Chart { file, title: title.to_owned(), svg });
+        }
+    }
 }
 
 /// Each contender's ratio to the fastest of `row` in `form` (`None` where not measured).
@@ -138,7 +177,7 @@ fn legend(svg: &mut Svg, (x, y): (f64, f64), entries: &[(&str, &str)], size: f64
 /// Grouped horizontal bars of the ratio to the fastest, one group per row.
 /// `large` draws bigger bars with their value at the end of every bar.
 fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, large: bool) -> String {
-    let names = contenders::names();
+    let names = contenders::column_names();
     let bar = if large { 13.0 } else { 8.0 };
     let gap = if large { 14.0 } else { 9.0 };
     let label_width = 190.0;
@@ -223,7 +262,7 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
 /// ns per allocation against size for the rows `prefix<size>` (local form), one
 /// line per contender; `None` if fewer than two such rows were measured.
 fn size_chart(speed: &SpeedResults, prefix: &str, title: &str, x_label: &str) -> Option<String> {
-    let names = contenders::names();
+    let names = contenders::column_names();
     let mut sizes: Vec<(usize, &str)> = speed
         .rows
         .iter()
@@ -377,6 +416,227 @@ fn seed004_chart(results: &[Seed004Result]) -> String {
     svg.finish()
 }
 
+/// The colour of a scope-table way: its crate's column colour (bumpdown's scope
+/// handle its own), grey for the heap and the stack.
+fn way_colour(key: &str) -> &'static str {
+    let column = if key == "bumpdown_scope" {
+        contenders::InScope::NAME
+    } else if key.contains("bumpdown") {
+        "bumpdown"
+    } else if key.contains("stumpalo") {
+        "stumpalo"
+    } else if key.starts_with("bump_scope") {
+        "bump-scope"
+    } else if key.contains("bumpalo") {
+        "bumpalo"
+    } else {
+        ""
+    };
+    colour_of(column)
+}
+
+/// One bar of the scopes chart: a way of one row.
+struct WayBar {
+    title: String,
+    colour: &'static str,
+    ratio: f64,
+    ns: f64,
+}
+
+/// One row of the scopes chart, under its table's heading when it is the first.
+struct WayGroup {
+    heading: Option<String>,
+    row: String,
+    bars: Vec<WayBar>,
+}
+
+/// The rows of the scope tables as chart groups, in report order.
+fn way_groups(scopes: &ScopeResults) -> Vec<WayGroup> {
+    let mut groups = Vec::new();
+    for table in Table::ALL {
+        let mut heading = Some(format!("{} ({})", table.title(), table.unit()).replace('`', ""));
+        for row in scopes.rows.iter().filter(|r| r.table == table) {
+            let fastest = scopes.fastest(&row.name);
+            let bars: Vec<WayBar> = table
+                .ways()
+                .iter()
+                .filter_map(|way| {
+                    let cell = scopes.cell(&row.name, way.key).filter(|_| fastest > 0.0 && fastest.is_finite())?;
+                    Some(WayBar {
+                        title: way.title.replace('`', ""),
+                        colour: way_colour(way.key),
+                        ratio: cell.median_ns / fastest,
+                        ns: cell.median_ns,
+                    })
+                })
+                .collect();
+            if !bars.is_empty() {
+                groups.push(WayGroup { heading: heading.take(), row: row.name.clone(), bars });
+            }
+        }
+    }
+    groups
+}
+
+/// Every scope-table row, one bar per way: the ratio to the row's fastest way;
+/// `None` without a measured cell.
+fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
+    let groups = way_groups(scopes);
+    if groups.is_empty() {
+        return None;
+    }
+    let (label_width, plot_width, value_room, top) = (300.0, 480.0, 130.0, 84.0);
+    let (bar, heading_h, row_h, gap) = (13.0, 30.0, 18.0, 10.0);
+    let group_height = |g: &WayGroup| {
+        let heading = if g.heading.is_some() { heading_h } else { 0.0 };
+        heading + row_h + bar * g.bars.len() as f64 + gap
+    };
+    let plot_bottom = top + groups.iter().map(group_height).sum::<f64>();
+    let (width, height) = (label_width + plot_width + value_room, plot_bottom + 46.0);
+    let largest = groups.iter().flat_map(|g| g.bars.iter().map(|b| b.ratio)).fold(1.0, f64::max);
+    let axis = ticks(largest.clamp(1.5, 4.0), 6);
+    let max = *axis.last().unwrap_or(&4.0);
+    let x_of = |ratio: f64| label_width + plot_width * ratio.min(max) / max;
+
+    let mut svg = Svg::new(width, height);
+    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, "Scopes and temporary memory");
+    svg.text(
+        (16.0, 44.0),
+        11.0,
+        Anchor::Start,
+        MUTED,
+        "time per operation ÷ the row's fastest way: 1.00x is the fastest, shorter is better; ns in brackets",
+    );
+    let mut crates: Vec<(&str, &str)> = Vec::new();
+    for (name, colour) in [
+        ("bumpdown", colour_of("bumpdown")),
+        ("bumpdown Scope", colour_of(contenders::InScope::NAME)),
+        ("stumpalo", colour_of("stumpalo")),
+        ("bump-scope", colour_of("bump-scope")),
+        ("bumpalo", colour_of("bumpalo")),
+        ("heap / stack", REFERENCE),
+    ] {
+        if groups.iter().any(|g| g.bars.iter().any(|b| b.colour == colour)) {
+            crates.push((name, colour));
+        }
+    }
+    legend(&mut svg, (16.0, 64.0), &crates, 11.0);
+
+    let mut y = top;
+    for group in &groups {
+        if let Some(heading) = &group.heading {
+            svg.bold((16.0, y + 20.0), 13.0, Anchor::Start, INK, heading);
+            y += heading_h;
+        }
+        let bars_top = y + row_h;
+        let bars_bottom = bars_top + bar * group.bars.len() as f64;
+        svg.rect(0.0, y, width, bars_bottom - y + gap / 2.0, STRIPE);
+        svg.bold((label_width - 10.0, y + 13.0), 11.0, Anchor::End, INK, &group.row);
+        for tick in &axis {
+            svg.line((x_of(*tick), y + 2.0), (x_of(*tick), bars_bottom), GRID, 1.0, "");
+        }
+        for (k, b) in group.bars.iter().enumerate() {
+            let bar_y = bars_top + bar * k as f64;
+            svg.text((label_width - 10.0, bar_y + bar - 3.0), 10.0, Anchor::End, INK, &b.title);
+            let tip = format!("{}, {}: {:.2}x ({:.2} ns)", group.row, b.title, b.ratio, b.ns);
+            svg.rect_titled(label_width, bar_y + 0.5, x_of(b.ratio) - label_width, bar - 1.0, b.colour, &tip);
+            let cut = if b.ratio > max { " ▸" } else { "" };
+            let text = format!("{:.2}x ({} ns){cut}", b.ratio, short_ns(b.ns));
+            svg.text((x_of(b.ratio) + 4.0, bar_y + bar - 3.0), 10.0, Anchor::Start, INK, &text);
+        }
+        let one = x_of(1.0);
+        svg.line((one, y + 2.0), (one, bars_bottom), INK, 1.2, "5 3");
+        y = bars_bottom + gap;
+    }
+    for tick in &axis {
+        svg.text((x_of(*tick), plot_bottom + 14.0), 11.0, Anchor::Middle, MUTED, &format!("{tick:.1}x"));
+    }
+    svg.text(
+        (label_width + plot_width / 2.0, plot_bottom + 34.0),
+        11.0,
+        Anchor::Middle,
+        MUTED,
+        &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
+    );
+    Some(svg.finish())
+}
+
+/// Nanoseconds with about three significant digits.
+fn short_ns(ns: f64) -> String {
+    if ns < 10.0 {
+        format!("{ns:.2}")
+    } else if ns < 100.0 {
+        format!("{ns:.1}")
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+/// The colour of a real-use way: its crate's, grey for the heap.
+fn real_use_colour(way: &str) -> &'static str {
+    if way.starts_with("bumpdown") {
+        colour_of("bumpdown")
+    } else if way.starts_with("bumpalo") {
+        colour_of("bumpalo")
+    } else {
+        REFERENCE
+    }
+}
+
+/// The real-use workload: one stacked bar per way, parse, evaluate and drop.
+fn real_use_chart(r: &RealUse) -> String {
+    let (label_width, plot_w, bar, gap, top) = (150.0, 560.0, 22.0, 14.0, 84.0);
+    let group = bar + gap;
+    let bottom = top + group * r.ways.len() as f64;
+    let (width, height) = (label_width + plot_w + 200.0, bottom + 50.0);
+    let total = |w: &crate::realuse::WayResult| w.parse_ms + w.eval_ms + w.drop_ms;
+    let largest = r.ways.iter().map(total).fold(0.0, f64::max);
+    let axis = ticks(largest, 6);
+    let max = *axis.last().unwrap_or(&1.0);
+    let x_of = |ms: f64| label_width + plot_w * ms / max;
+
+    let mut svg = Svg::new(width, height);
+    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, "Real use: parse, evaluate, drop a syntax tree");
+    svg.text(
+        (16.0, 44.0),
+        11.0,
+        Anchor::Start,
+        MUTED,
+        &format!(
+            "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
+            r.runs,
+            crate::report::thousands(r.nodes)
+        ),
+    );
+    let grey = REFERENCE;
+    let phases = [("parse", grey.to_owned()), ("evaluate", pale(grey)), ("drop", pale(&pale(grey)))];
+    let entries: Vec<(&str, &str)> = phases.iter().map(|(name, colour)| (*name, colour.as_str())).collect();
+    legend(&mut svg, (16.0, 64.0), &entries, 11.0);
+    for tick in &axis {
+        let x = x_of(*tick);
+        svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
+        svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick}"));
+    }
+    svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ms per run");
+    for (i, w) in r.ways.iter().enumerate() {
+        let y = top + group * i as f64 + gap / 2.0;
+        svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, w.name);
+        let colour = real_use_colour(w.name);
+        let shades = [colour.to_owned(), pale(colour), pale(&pale(colour))];
+        let mut start = 0.0;
+        for ((phase, ms), shade) in
+            [("parse", w.parse_ms), ("evaluate", w.eval_ms), ("drop", w.drop_ms)].into_iter().zip(&shades)
+        {
+            let tip = format!("{}, {phase}: {ms:.2} ms", w.name);
+            svg.rect_titled(x_of(start), y, x_of(start + ms) - x_of(start), bar, shade, &tip);
+            start += ms;
+        }
+        let text = format!("{:.1} ms ({:.1} + {:.1} + {:.2})", total(w), w.parse_ms, w.eval_ms, w.drop_ms);
+        svg.text((x_of(start) + 6.0, y + bar / 2.0 + 4.0), 11.0, Anchor::Start, INK, &text);
+    }
+    svg.finish()
+}
+
 /// `colour` (`#rrggbb`) mixed halfway with white.
 fn pale(colour: &str) -> String {
     let channel = |i: usize| u8::from_str_radix(colour.get(i..i + 2).unwrap_or("80"), 16).unwrap_or(0x80);
@@ -395,7 +655,7 @@ mod tests {
         let rows = ["alloc_u8", "alloc_str_8", "alloc_str_16", "alloc_str_32"];
         let mut cells = Vec::new();
         for (r, row) in rows.iter().enumerate() {
-            for (c, name) in contenders::names().into_iter().enumerate() {
+            for (c, name) in contenders::column_names().into_iter().enumerate() {
                 for form in Form::ALL {
                     let median_ns = 1.0 + r as f64 + c as f64 * 0.7;
                     cells.push(CellResult {
@@ -424,6 +684,58 @@ mod tests {
         }
     }
 
+    fn tiny_scopes() -> ScopeResults {
+        use crate::scopes::{CellResult, RowInfo};
+        let rows =
+            [("scope_loop_u64", Table::Loop), ("scope_enter_exit", Table::EnterExit), ("bumper_30_i64", Table::Bumper)];
+        let mut cells = Vec::new();
+        for (row, table) in rows {
+            for (k, way) in table.ways().iter().enumerate() {
+                let median_ns = 2.0 + k as f64 * 1.5;
+                cells.push(CellResult {
+                    row: row.to_owned(),
+                    way: way.key.to_owned(),
+                    median_ns,
+                    process_medians: vec![median_ns],
+                    process_ratios: vec![1.0],
+                    heap_events: 0,
+                    samples: 1,
+                });
+            }
+        }
+        ScopeResults {
+            rows: rows
+                .iter()
+                .map(|(name, table)| RowInfo { name: (*name).to_owned(), what: "x".to_owned(), table: *table })
+                .collect(),
+            cells,
+            stack_offsets: vec![0],
+            clock_overheads: vec![20.0],
+            samples_per_process: 1,
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    fn tiny_real_use() -> RealUse {
+        let way = |name, parse_ms| crate::realuse::WayResult {
+            name,
+            parse_ms,
+            eval_ms: 20.0,
+            drop_ms: 0.5,
+            heap_bytes: 1 << 20,
+            heap_blocks: 3,
+            arena_bytes: None,
+            checksum: 7,
+        };
+        RealUse {
+            source_bytes: 1 << 20,
+            statements: 100,
+            nodes: 1000,
+            runs: 3,
+            ways: vec![way("bumpdown::Arena", 30.0), way("bumpalo::Bump", 35.0), way("Box / Vec", 60.0)],
+        }
+    }
+
     #[test]
     fn every_chart_of_a_tiny_report_is_well_formed() {
         let seed = vec![Seed004Result {
@@ -433,24 +745,61 @@ mod tests {
             release_ms: 0.1,
             peak_rss: 1 << 20,
         }];
-        let charts = all(Some(&tiny_speed()), Some(&seed));
+        let (speed, scopes, real_use) = (tiny_speed(), tiny_scopes(), tiny_real_use());
+        let charts = all(Sources {
+            speed: Some(&speed),
+            scopes: Some(&scopes),
+            real_use: Some(&real_use),
+            seed004: Some(&seed),
+        });
         let files: Vec<&str> = charts.iter().map(|c| c.file).collect();
-        assert_eq!(files, ["speed-summary.svg", "speed-local.svg", "speed-ref.svg", "size-str.svg", "seed004.svg"]);
+        assert_eq!(
+            files,
+            [
+                "speed-summary.svg",
+                "speed-local.svg",
+                "speed-ref.svg",
+                "size-str.svg",
+                SCOPES_FILE,
+                REAL_USE_FILE,
+                "seed004.svg"
+            ]
+        );
         for chart in &charts {
             let elements = check_well_formed(&chart.svg).unwrap_or_else(|e| panic!("{}: {e}", chart.file));
             assert!(elements > 20, "{} has only {elements} elements", chart.file);
         }
-        // Every contender of every row has a bar: 6 contenders × (4 rows + the mean).
+        // Every column of every row has a bar: 7 columns × (4 rows + the mean).
         let bars = charts[1].svg.matches("<title>").count();
-        assert_eq!(bars, contenders::names().len() * 5);
+        assert_eq!(bars, contenders::column_names().len() * 5);
+        // One bar per measured scope cell, one segment per real-use way and phase.
+        assert_eq!(charts[4].svg.matches("<title>").count(), scopes.cells.len());
+        assert_eq!(charts[5].svg.matches("<title>").count(), 3 * 3);
+    }
+
+    #[test]
+    fn sections_without_results_have_no_chart() {
+        assert!(all(Sources::default()).is_empty());
+        let mut scopes = tiny_scopes();
+        scopes.cells.clear();
+        assert!(all(Sources { scopes: Some(&scopes), ..Sources::default() }).is_empty());
+    }
+
+    #[test]
+    fn scope_ways_take_their_crates_colours() {
+        assert_eq!(way_colour("bumpdown_scope"), colour_of(contenders::InScope::NAME));
+        assert_eq!(way_colour("bumpdown_scope_guard"), colour_of("bumpdown"));
+        assert_eq!(way_colour("api2_bumpalo"), colour_of("bumpalo"));
+        assert_eq!(way_colour("bump_scope_scoped"), colour_of("bump-scope"));
+        assert_eq!(way_colour("stack_array"), REFERENCE);
     }
 
     #[test]
     fn colours_are_distinct_and_pale_mixes_with_white() {
-        let mut colours: Vec<&str> = contenders::names().into_iter().map(colour_of).collect();
+        let mut colours: Vec<&str> = contenders::column_names().into_iter().map(colour_of).collect();
         colours.sort_unstable();
         colours.dedup();
-        assert_eq!(colours.len(), contenders::names().len());
+        assert_eq!(colours.len(), contenders::column_names().len());
         assert_eq!(pale("#000000"), "#808080");
         assert_eq!(pale("#ffffff"), "#ffffff");
     }

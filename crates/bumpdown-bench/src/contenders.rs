@@ -1,10 +1,18 @@
-//! The arenas under comparison, behind one small trait.
+//! The arenas under comparison, behind small traits.
 //!
-//! Each benchmark kernel is written once, generic over [`Contender`], and
+//! Each benchmark kernel is written once, generic over these traits, and
 //! monomorphised per arena: every method here is `#[inline(always)]` and forwards
 //! to the crate's own, ordinary allocation call, so the code in a timed loop is
 //! exactly what a user of that crate would get. Adding an arena means one impl and
 //! one line in [`visit_all`].
+//!
+//! * [`Contender`]: an arena, as its owner makes, fills and resets it.
+//! * [`Handle`]: what a kernel allocates through: a contender itself, or a
+//!   [`bumpdown::Scope`] handle.
+//! * [`Column`]: a column of the speed table: an owner that runs each batch of
+//!   allocations through a handle. Every contender is a column whose handle is
+//!   itself; [`InScope`] is the column of bumpdown's scope handle, whose batches
+//!   each run in one `arena.scope(|s| ...)`.
 
 /// What a benchmark needs from a bump arena.
 ///
@@ -65,7 +73,8 @@ pub fn visit_all(visitor: &mut impl Visitor) {
     visitor.visit::<blink_alloc::Blink>();
 }
 
-/// The contenders' names in column order.
+/// The contenders' names in column order (the speed table has more columns: see
+/// [`column_names`]).
 pub fn names() -> Vec<&'static str> {
     struct Names(Vec<&'static str>);
     impl Visitor for Names {
@@ -75,6 +84,173 @@ pub fn names() -> Vec<&'static str> {
     }
     let mut names = Names(Vec::new());
     visit_all(&mut names);
+    names.0
+}
+
+/// What a kernel allocates through: the calls of [`Contender`] that allocate, so
+/// that a kernel written once also runs through a handle that is not an arena.
+#[allow(clippy::mut_from_ref)]
+pub trait Handle {
+    /// Moves `value` into the arena.
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T;
+    /// Copies `src` into the arena.
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T];
+    /// Copies `src` into the arena.
+    fn alloc_str(&self, src: &str) -> &mut str;
+    /// Copies a `'static` slice; see [`Contender::alloc_slice_lit`].
+    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T];
+    /// Copies a `'static` string; see [`Contender::alloc_str_lit`].
+    fn alloc_str_lit(&self, src: &'static str) -> &mut str;
+}
+
+/// Every contender allocates through itself.
+impl<A: Contender> Handle for A {
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        Contender::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        Contender::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        Contender::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
+        Contender::alloc_slice_lit(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
+        Contender::alloc_str_lit(self, src)
+    }
+}
+
+/// bumpdown's scope handle has the arena's whole allocation API; bumpdown has no
+/// dedicated literal calls, so the literals take the defaults' ordinary copies.
+impl Handle for bumpdown::Scope<'_, '_> {
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpdown::Scope::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpdown::Scope::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpdown::Scope::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
+        bumpdown::Scope::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
+        bumpdown::Scope::alloc_str(self, src)
+    }
+}
+
+/// Work to run with a handle of any type (a closure cannot be generic over it).
+pub trait Batch {
+    /// What the work returns.
+    type Output;
+    /// Runs the work, allocating through `handle`.
+    fn run<H: Handle>(self, handle: &H) -> Self::Output;
+}
+
+/// A column of the speed table: an arena that its owner sizes, runs batches of
+/// allocations on, and frees between batches.
+pub trait Column: Sized + 'static {
+    /// Column name in the report.
+    const NAME: &'static str;
+
+    /// An arena whose first chunk holds at least `bytes`, so the timed batches
+    /// never reach the chunk allocator.
+    fn with_capacity(bytes: usize) -> Self;
+
+    /// Runs `batch` with this column's handle: the arena itself, or a scope of it.
+    fn with_handle<B: Batch>(&mut self, batch: B) -> B::Output;
+
+    /// Frees what the batches allocated, as this column's users do between two.
+    fn reset(&mut self);
+}
+
+/// A contender is a column whose handle is itself.
+impl<A: Contender> Column for A {
+    const NAME: &'static str = A::NAME;
+
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        Contender::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn with_handle<B: Batch>(&mut self, batch: B) -> B::Output {
+        batch.run(self)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        Contender::reset(self);
+    }
+}
+
+/// bumpdown's scope handle as a column: a `bumpdown::Arena` whose every batch runs
+/// in one `arena.scope(|s| ...)` through the handle `s`, as a scope user writes a
+/// round of temporary work. Leaving the scope frees the batch, so [`Column::reset`]
+/// has nothing left to do: entering and leaving the scope are this column's reset
+/// (what its `clear` cells time; the allocation rows start the clock inside it).
+pub struct InScope(bumpdown::Arena);
+
+impl Column for InScope {
+    const NAME: &'static str = "bumpdown Scope";
+
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        InScope(bumpdown::Arena::with_capacity(bytes))
+    }
+    /// The closure is inlined like the other columns' batches: called out of line,
+    /// it would take the handle's address and keep its bump pointer in memory.
+    #[inline(always)]
+    fn with_handle<B: Batch>(&mut self, batch: B) -> B::Output {
+        self.0.scope(
+            #[inline(always)]
+            |s| batch.run(&*s),
+        )
+    }
+    /// Nothing: the scope that each batch ran in has already rewound the arena.
+    #[inline(always)]
+    fn reset(&mut self) {}
+}
+
+/// Something run once per column type; see [`Visitor`].
+pub trait ColumnVisitor {
+    /// Called once for each column, in the speed table's order.
+    fn visit<C: Column>(&mut self);
+}
+
+/// Calls `visitor` for every column of the speed table, in order: bumpdown's
+/// `Arena`, its scope handle, then the other contenders as in [`visit_all`].
+pub fn visit_columns(visitor: &mut impl ColumnVisitor) {
+    visitor.visit::<bumpdown::Arena>();
+    visitor.visit::<InScope>();
+    visitor.visit::<bumpdown::VmArena>();
+    visitor.visit::<stumpalo::Arena>();
+    visitor.visit::<bumpalo::Bump>();
+    visitor.visit::<bump_scope::Bump>();
+    visitor.visit::<blink_alloc::Blink>();
+}
+
+/// The speed table's column names, in order.
+pub fn column_names() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl ColumnVisitor for Names {
+        fn visit<C: Column>(&mut self) {
+            self.0.push(C::NAME);
+        }
+    }
+    let mut names = Names(Vec::new());
+    visit_columns(&mut names);
     names.0
 }
 
@@ -304,9 +480,48 @@ mod tests {
         visit_all(&mut Roundtrip);
     }
 
+    /// Every column stores what its handle is given, and its batches start at the
+    /// same place after a reset (for the scope column: after each scope).
+    struct ColumnRoundtrip;
+    impl ColumnVisitor for ColumnRoundtrip {
+        fn visit<C: Column>(&mut self) {
+            struct Check;
+            impl Batch for Check {
+                type Output = *const u64;
+                fn run<H: Handle>(self, handle: &H) -> *const u64 {
+                    assert_eq!(*handle.alloc(7u64), 7);
+                    assert_eq!(handle.alloc_slice_copy(&[1u16, 2, 3]), &[1, 2, 3]);
+                    assert_eq!(handle.alloc_str("abc"), "abc");
+                    assert_eq!(handle.alloc_slice_lit(&[9u8; 5]), &[9; 5]);
+                    assert_eq!(handle.alloc_str_lit("xyz"), "xyz");
+                    handle.alloc(1u64)
+                }
+            }
+            let mut arena = C::with_capacity(1 << 16);
+            let first = arena.with_handle(Check);
+            arena.reset();
+            let again = arena.with_handle(Check);
+            assert_eq!(first, again, "{} reuses memory after reset", C::NAME);
+        }
+    }
+
+    #[test]
+    fn every_column_round_trips() {
+        visit_columns(&mut ColumnRoundtrip);
+    }
+
+    /// The columns are the contenders, in the same order, plus the scope handle.
+    #[test]
+    fn columns_are_the_contenders_and_the_scope_handle() {
+        let mut columns = column_names();
+        columns.retain(|name| *name != InScope::NAME);
+        assert_eq!(columns, names());
+        assert_eq!(column_names().len(), names().len() + 1);
+    }
+
     #[test]
     fn names_are_unique() {
-        let mut names = names();
+        let mut names = column_names();
         let count = names.len();
         names.sort_unstable();
         names.dedup();

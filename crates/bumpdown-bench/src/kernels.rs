@@ -1,7 +1,7 @@
-//! The timed loops, and the two ways each contender is reached.
+//! The timed loops, and the two ways each column is reached.
 //!
 //! A row's work is a [`Work`] value: one step of allocations, repeated `iters`
-//! times per sample. Each contender runs it in two [`Form`]s:
+//! times per sample. Each column of the speed table runs it in two [`Form`]s:
 //!
 //! * [`Form::Local`]: the arena is a local of the function that runs the batch.
 //!   The compiler may keep its bump pointer in a register across the loop.
@@ -9,13 +9,20 @@
 //!   `#[inline(never)]` function that only gets `&Arena`, as in code that passes an
 //!   arena down to helpers. Every step must then load and store the pointer.
 //!
+//! A batch allocates through the column's handle ([`Column::with_handle`]): the
+//! arena itself, or for the scope column a scope entered on the arena for the
+//! batch (in the `Ref` form, the `#[inline(never)]` function gets `&Scope`). The
+//! clock runs while the handle is there, so for the scope column it starts inside
+//! the scope and stops before leaving it: the allocation rows time allocations;
+//! the `clear` rows time entering and leaving scopes.
+//!
 //! Before each timed batch the arena is reset (untimed). Every arena was sized and
 //! filled once before the first sample, so a batch never needs a new chunk; the
 //! heap counters check that for every sample.
 
 use std::hint::black_box;
 
-use crate::contenders::Contender;
+use crate::contenders::{Batch, Column, Handle};
 use crate::harness::{Clock, Sample, Sampler};
 use crate::heap;
 
@@ -53,7 +60,7 @@ pub trait Work: Copy + 'static {
     /// Bytes one step allocates (for sizing the arena).
     fn bytes(&self) -> usize;
     /// Performs the step; every result goes through `black_box`.
-    fn step<A: Contender>(self, arena: &A);
+    fn step<H: Handle>(self, arena: &H);
 }
 
 /// `arena.alloc(value)`, `M` times in a row.
@@ -66,7 +73,7 @@ impl<T: Copy + 'static, const M: usize> Work for Alloc<T, M> {
         M * size_of::<T>()
     }
     #[inline(always)]
-    fn step<A: Contender>(self, arena: &A) {
+    fn step<H: Handle>(self, arena: &H) {
         for _ in 0..M {
             black_box(arena.alloc(self.0));
         }
@@ -83,7 +90,7 @@ impl<T: Copy + 'static> Work for Slice<T> {
         size_of_val(self.0)
     }
     #[inline(always)]
-    fn step<A: Contender>(self, arena: &A) {
+    fn step<H: Handle>(self, arena: &H) {
         black_box(arena.alloc_slice_copy(self.0));
     }
 }
@@ -98,7 +105,7 @@ impl Work for Str {
         self.0.len()
     }
     #[inline(always)]
-    fn step<A: Contender>(self, arena: &A) {
+    fn step<H: Handle>(self, arena: &H) {
         black_box(arena.alloc_str(self.0));
     }
 }
@@ -113,7 +120,7 @@ impl<const N: usize> Work for SliceLit<N> {
         N
     }
     #[inline(always)]
-    fn step<A: Contender>(self, arena: &A) {
+    fn step<H: Handle>(self, arena: &H) {
         black_box(arena.alloc_slice_lit(self.0.as_slice()));
     }
 }
@@ -138,7 +145,7 @@ impl<const N: usize> Work for StrLit<N> {
         N
     }
     #[inline(always)]
-    fn step<A: Contender>(self, arena: &A) {
+    fn step<H: Handle>(self, arena: &H) {
         // SAFETY: `StrLit::new` checked the bytes are ASCII, hence UTF-8. The check
         // is not repeated here because the timed loop must contain only the copy.
         let src: &'static str = unsafe { std::str::from_utf8_unchecked(self.0) };
@@ -153,36 +160,93 @@ pub fn capacity_for<W: Work>(work: &W, iters: usize) -> usize {
     payload + payload / 4 + 4096
 }
 
-/// A filled-then-reset arena: its chunk exists and its pages are mapped.
-fn prepared<A: Contender, W: Work>(work: W, iters: usize) -> A {
-    let mut arena = A::with_capacity(capacity_for(&work, iters));
-    for _ in 0..2 {
-        for _ in 0..iters {
-            work.step(&arena);
+/// `iters` steps of `work`, inlined where the handle is.
+#[derive(Clone, Copy)]
+struct Steps<W> {
+    work: W,
+    iters: usize,
+}
+
+impl<W: Work> Batch for Steps<W> {
+    type Output = ();
+    #[inline(always)]
+    fn run<H: Handle>(self, handle: &H) {
+        for _ in 0..self.iters {
+            self.work.step(handle);
         }
+    }
+}
+
+/// One timed sample of `iters` steps of `work` (`ops` operations), with the loop
+/// inlined where the handle is. The clock runs inside the batch, so a scope
+/// column's entry and exit stay out of the allocation rows.
+struct TimedSteps<'c, W> {
+    work: W,
+    iters: usize,
+    ops: usize,
+    clock: &'c Clock,
+}
+
+impl<W: Work> Batch for TimedSteps<'_, W> {
+    type Output = Sample;
+    #[inline(always)]
+    fn run<H: Handle>(self, handle: &H) -> Sample {
+        let work = black_box(self.work);
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        for _ in 0..self.iters {
+            work.step(handle);
+        }
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
+    }
+}
+
+/// One timed sample of `iters` steps of `work` (`ops` operations) in
+/// [`batch_behind_ref`], which gets only `&handle`.
+struct TimedBehindRef<'c, W> {
+    work: W,
+    iters: usize,
+    ops: usize,
+    clock: &'c Clock,
+}
+
+impl<W: Work> Batch for TimedBehindRef<'_, W> {
+    type Output = Sample;
+    #[inline(always)]
+    fn run<H: Handle>(self, handle: &H) -> Sample {
+        let work = black_box(self.work);
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        batch_behind_ref(handle, work, self.iters);
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
+    }
+}
+
+/// A filled-then-reset arena: its chunk exists and its pages are mapped.
+fn prepared<C: Column, W: Work>(work: W, iters: usize) -> C {
+    let mut arena = C::with_capacity(capacity_for(&work, iters));
+    for _ in 0..2 {
+        arena.with_handle(Steps { work, iters });
         arena.reset();
     }
     arena
 }
 
-/// A sampler for `work` on contender `A` in `form`.
-pub fn sampler<A: Contender, W: Work>(form: Form, work: W, iters: usize) -> Sampler {
+/// A sampler for `work` on column `C` in `form`.
+pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler {
     let ops = iters * W::ALLOCS;
     match form {
         Form::Local => {
-            let mut slot = Some(prepared::<A, W>(work, iters));
+            let mut slot = Some(prepared::<C, W>(work, iters));
             Box::new(move |clock| local_batch(&mut slot, work, iters, ops, clock))
         }
         Form::Ref => {
-            let mut arena = Box::new(prepared::<A, W>(work, iters));
+            let mut arena = Box::new(prepared::<C, W>(work, iters));
             Box::new(move |clock| {
                 arena.reset();
-                let work = black_box(work);
-                let heap = heap::Snapshot::now();
-                let start = clock.start();
-                batch_behind_ref(&*arena, work, iters);
-                let ns_per_op = clock.per_op(start, ops);
-                Sample { ns_per_op, heap_calls: heap.calls_since() }
+                arena.with_handle(TimedBehindRef { work, iters, ops, clock })
             })
         }
     }
@@ -193,30 +257,17 @@ pub fn sampler<A: Contender, W: Work>(form: Form, work: W, iters: usize) -> Samp
 /// Passing the arena through `black_box` on the way in makes it a genuinely new
 /// local: the compiler cannot keep working on the copy in `slot` instead.
 #[inline(never)]
-fn local_batch<A: Contender, W: Work>(
-    slot: &mut Option<A>,
-    work: W,
-    iters: usize,
-    ops: usize,
-    clock: &Clock,
-) -> Sample {
-    let mut arena: A = black_box(slot.take().expect("arena is returned after each sample"));
+fn local_batch<C: Column, W: Work>(slot: &mut Option<C>, work: W, iters: usize, ops: usize, clock: &Clock) -> Sample {
+    let mut arena: C = black_box(slot.take().expect("arena is returned after each sample"));
     arena.reset();
-    let work = black_box(work);
-    let heap = heap::Snapshot::now();
-    let start = clock.start();
-    for _ in 0..iters {
-        work.step(&arena);
-    }
-    let ns_per_op = clock.per_op(start, ops);
-    let heap_calls = heap.calls_since();
+    let sample = arena.with_handle(TimedSteps { work, iters, ops, clock });
     *slot = Some(arena);
-    Sample { ns_per_op, heap_calls }
+    sample
 }
 
-/// The batch, out of line: the arena is only known as a reference.
+/// The batch, out of line: the arena (or scope) is only known as a reference.
 #[inline(never)]
-fn batch_behind_ref<A: Contender, W: Work>(arena: &A, work: W, iters: usize) {
+fn batch_behind_ref<H: Handle, W: Work>(arena: &H, work: W, iters: usize) {
     for _ in 0..iters {
         work.step(arena);
     }
@@ -227,22 +278,49 @@ pub const CLEAR_FILL: usize = 8;
 /// Arenas reset per `clear` sample: a single reset is too short to time alone.
 pub const CLEAR_ARENAS: usize = 128;
 
-/// Puts [`CLEAR_FILL`] `u64`s into `arena`.
-#[inline(always)]
-fn fill<A: Contender>(arena: &A) {
-    for i in 0..CLEAR_FILL {
-        black_box(arena.alloc(i as u64));
+/// [`CLEAR_FILL`] `u64`s.
+#[derive(Clone, Copy)]
+struct Fill;
+
+impl Batch for Fill {
+    type Output = ();
+    #[inline(always)]
+    fn run<H: Handle>(self, arena: &H) {
+        for i in 0..CLEAR_FILL {
+            black_box(arena.alloc(i as u64));
+        }
     }
 }
 
+/// No allocation: after a reset, the rest of the `clear` rows' round. It is
+/// nothing for an arena; the scope column enters and leaves a scope.
+#[derive(Clone, Copy)]
+struct Nothing;
+
+impl Batch for Nothing {
+    type Output = ();
+    #[inline(always)]
+    fn run<H: Handle>(self, _: &H) {}
+}
+
+/// One round of the `clear` rows without its allocations: `reset`, then an empty
+/// batch. For an arena it is the reset; for the scope column (whose reset is
+/// nothing) entering and leaving a scope, which is how a scope user frees.
+#[inline(always)]
+fn clear<C: Column>(arena: &mut C) {
+    arena.reset();
+    arena.with_handle(Nothing);
+}
+
 /// A sampler for `clear`: the time of one `reset` of an arena holding
-/// [`CLEAR_FILL`] allocations. Each sample fills [`CLEAR_ARENAS`] arenas
-/// (untimed), then times resetting all of them.
-pub fn clear_sampler<A: Contender>(form: Form) -> Sampler {
-    let mut arenas: Box<[A; CLEAR_ARENAS]> = Box::new(std::array::from_fn(|_| A::with_capacity(4096)));
+/// [`CLEAR_FILL`] allocations (the scope column: of entering and leaving a scope;
+/// see [`clear`]). Each sample fills [`CLEAR_ARENAS`] arenas (untimed), then
+/// times clearing all of them.
+pub fn clear_sampler<C: Column>(form: Form) -> Sampler {
+    let mut arenas: Box<[C; CLEAR_ARENAS]> = Box::new(std::array::from_fn(|_| C::with_capacity(4096)));
     for arena in arenas.iter_mut() {
-        fill(arena);
-        arena.reset();
+        arena.with_handle(Fill);
+        clear(arena);
     }
     match form {
         Form::Local => {
@@ -250,12 +328,12 @@ pub fn clear_sampler<A: Contender>(form: Form) -> Sampler {
             Box::new(move |clock| local_clear(&mut slot, clock))
         }
         Form::Ref => Box::new(move |clock| {
-            for arena in arenas.iter() {
-                fill(arena);
+            for arena in arenas.iter_mut() {
+                arena.with_handle(Fill);
             }
             let heap = heap::Snapshot::now();
             let start = clock.start();
-            reset_each_behind_ref(&mut arenas[..]);
+            clear_each_behind_ref(&mut arenas[..]);
             let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
             Sample { ns_per_op, heap_calls: heap.calls_since() }
         }),
@@ -264,16 +342,16 @@ pub fn clear_sampler<A: Contender>(form: Form) -> Sampler {
 
 /// `clear`, with the arenas moved into this frame for the sample.
 #[inline(never)]
-fn local_clear<A: Contender>(slot: &mut Option<Box<[A; CLEAR_ARENAS]>>, clock: &Clock) -> Sample {
+fn local_clear<C: Column>(slot: &mut Option<Box<[C; CLEAR_ARENAS]>>, clock: &Clock) -> Sample {
     let boxed = slot.take().expect("arenas are returned after each sample");
-    let mut arenas: [A; CLEAR_ARENAS] = black_box(*boxed);
-    for arena in arenas.iter() {
-        fill(arena);
+    let mut arenas: [C; CLEAR_ARENAS] = black_box(*boxed);
+    for arena in arenas.iter_mut() {
+        arena.with_handle(Fill);
     }
     let heap = heap::Snapshot::now();
     let start = clock.start();
     for arena in arenas.iter_mut() {
-        arena.reset();
+        clear(arena);
     }
     let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
     let heap_calls = heap.calls_since();
@@ -282,17 +360,18 @@ fn local_clear<A: Contender>(slot: &mut Option<Box<[A; CLEAR_ARENAS]>>, clock: &
 }
 
 #[inline(never)]
-fn reset_each_behind_ref<A: Contender>(arenas: &mut [A]) {
+fn clear_each_behind_ref<C: Column>(arenas: &mut [C]) {
     for arena in arenas {
-        arena.reset();
+        clear(arena);
     }
 }
 
 /// A sampler for `clear_and_reuse`: one operation is a `reset` followed by
-/// [`CLEAR_FILL`] allocations, repeated `iters` times on one arena.
-pub fn clear_and_reuse_sampler<A: Contender>(form: Form, iters: usize) -> Sampler {
-    let mut arena = Box::new(A::with_capacity(4096));
-    fill(&*arena);
+/// [`CLEAR_FILL`] allocations (the scope column: a scope holding them), repeated
+/// `iters` times on one arena.
+pub fn clear_and_reuse_sampler<C: Column>(form: Form, iters: usize) -> Sampler {
+    let mut arena = Box::new(C::with_capacity(4096));
+    arena.with_handle(Fill);
     arena.reset();
     match form {
         Form::Local => {
@@ -300,7 +379,7 @@ pub fn clear_and_reuse_sampler<A: Contender>(form: Form, iters: usize) -> Sample
             Box::new(move |clock| local_clear_and_reuse(&mut slot, iters, clock))
         }
         Form::Ref => Box::new(move |clock| {
-            fill(&*arena);
+            arena.with_handle(Fill);
             let heap = heap::Snapshot::now();
             let start = clock.start();
             reset_and_refill_behind_ref(&mut *arena, iters);
@@ -311,14 +390,14 @@ pub fn clear_and_reuse_sampler<A: Contender>(form: Form, iters: usize) -> Sample
 }
 
 #[inline(never)]
-fn local_clear_and_reuse<A: Contender>(slot: &mut Option<A>, iters: usize, clock: &Clock) -> Sample {
-    let mut arena: A = black_box(slot.take().expect("arena is returned after each sample"));
-    fill(&arena);
+fn local_clear_and_reuse<C: Column>(slot: &mut Option<C>, iters: usize, clock: &Clock) -> Sample {
+    let mut arena: C = black_box(slot.take().expect("arena is returned after each sample"));
+    arena.with_handle(Fill);
     let heap = heap::Snapshot::now();
     let start = clock.start();
     for _ in 0..iters {
         arena.reset();
-        fill(&arena);
+        arena.with_handle(Fill);
     }
     let ns_per_op = clock.per_op(start, iters);
     let heap_calls = heap.calls_since();
@@ -327,9 +406,9 @@ fn local_clear_and_reuse<A: Contender>(slot: &mut Option<A>, iters: usize, clock
 }
 
 #[inline(never)]
-fn reset_and_refill_behind_ref<A: Contender>(arena: &mut A, iters: usize) {
+fn reset_and_refill_behind_ref<C: Column>(arena: &mut C, iters: usize) {
     for _ in 0..iters {
         arena.reset();
-        fill(arena);
+        arena.with_handle(Fill);
     }
 }

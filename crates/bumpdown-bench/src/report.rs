@@ -101,7 +101,12 @@ fn form_title(form: Form) -> &'static str {
 impl Report {
     /// The charts the results allow (written next to `report.md`).
     pub fn charts(&self) -> Vec<Chart> {
-        charts::all(self.speed.as_ref(), self.seed004.as_deref())
+        charts::all(charts::Sources {
+            speed: self.speed.as_ref(),
+            scopes: self.scopes.as_ref(),
+            real_use: self.real_use.as_ref(),
+            seed004: self.seed004.as_deref(),
+        })
     }
 
     /// The report as markdown; `charts` are linked by file name.
@@ -193,8 +198,10 @@ impl Report {
         }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
-            // The section links the chart by its bare file name; point it at the README's copy.
-            md = md.replace("](seed004.svg)", &format!("]({README_IMAGES}seed004.svg)"));
+        }
+        // The sections link their charts by bare file name; point them at the README's copies.
+        for file in [charts::REAL_USE_FILE, "seed004.svg"] {
+            md = md.replace(&format!("]({file})"), &format!("]({README_IMAGES}{file})"));
         }
         // One level below the snippet's own heading.
         format!("## Benchmarks\n\n{}", md.replace("\n## ", "\n### "))
@@ -235,6 +242,13 @@ impl Report {
              - Each contender uses its ordinary calls: `alloc`, `alloc_slice_copy`, `alloc_str`, `reset` \
              (blink-alloc: `put`, `copy_slice`, `copy_str`); in the `_lit` rows stumpalo uses its own \
              `alloc_slice_lit_copy` / `alloc_str_lit`. Copy sources start a 4 KiB page.\n\
+             - *bumpdown Scope* is bumpdown's scope handle: each batch runs in one \
+             `arena.scope(|s| ...)` on a `bumpdown::Arena` and allocates through `s` (in the \
+             second table the `#[inline(never)]` function gets `&Scope`). The clock starts inside \
+             the scope and stops before leaving it, and leaving it frees the batch, so it needs no \
+             `reset`. Entering and leaving are timed in the `clear` rows: there its operation is \
+             entering and leaving a scope (a scope user's reset), in `clear_and_reuse` a scope \
+             holding the allocations.\n\
              - The processes measure on a thread whose stack is shifted by 16 bytes per process, so \
              stack-local arenas land in every 16-byte slot of a cache line (stack offsets mod 64: {:?}). \
              *spread*: for the cell of the row where it is widest, the range of the per-process medians \
@@ -446,7 +460,7 @@ impl Report {
 
 /// One speed table: a row per case, a column per contender.
 fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
-    let names = contenders::names();
+    let names = contenders::column_names();
     let _ = writeln!(md, "### {}\n", form_title(form));
     let _ = writeln!(md, "| case | {} | spread |", names.join(" | "));
     let _ = writeln!(md, "|---|{}---|", "---|".repeat(names.len()));
@@ -577,6 +591,7 @@ fn scope_section(md: &mut String, scopes: &ScopeResults) {
     for table in Table::ALL {
         scope_table(md, scopes, table);
     }
+    let _ = writeln!(md, "![scopes: each way's ratio to the row's fastest]({})\n", charts::SCOPES_FILE);
     let _ = writeln!(md, "<details><summary>What each row does</summary>\n");
     let _ = writeln!(md, "| case | what | unit |\n|---|---|---|");
     for row in &scopes.rows {
@@ -899,6 +914,7 @@ fn real_use_section(md: &mut String, r: &RealUse) {
          ({} bytes of source asked for).\n",
         thousands(realuse::SOURCE_BYTES)
     );
+    let _ = writeln!(md, "![real use: parse, evaluate and drop ms per way]({})\n", charts::REAL_USE_FILE);
 }
 
 fn seed004_section(md: &mut String, results: &[Seed004Result]) {

@@ -1,7 +1,7 @@
 //! The rows of the speed table: a name, a description, and how to build the
 //! samplers of every (contender, form) cell of the row.
 
-use crate::contenders::{self, Contender, Visitor};
+use crate::contenders::{self, Column, ColumnVisitor};
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form, Slice, SliceLit, Str, StrLit, Work};
 use crate::sources;
@@ -42,9 +42,9 @@ impl Unit {
 
 /// One measured cell's sampler.
 pub struct Cell {
-    /// Contender name.
+    /// Column name (a contender, or bumpdown's scope handle).
     pub contender: &'static str,
-    /// How the contender is reached.
+    /// How the arena is reached.
     pub form: Form,
     /// Takes one sample.
     pub sampler: Sampler,
@@ -77,20 +77,20 @@ fn iters_for<W: Work>(work: &W) -> usize {
     (BATCH_BYTES / per_alloc).clamp(MIN_BATCH, MAX_BATCH) / W::ALLOCS
 }
 
-/// Builds one cell per contender and form for `work`.
+/// Builds one cell per column and form for `work`.
 struct WorkCells<W> {
     work: W,
     iters: usize,
     cells: Vec<Cell>,
 }
 
-impl<W: Work> Visitor for WorkCells<W> {
-    fn visit<A: Contender>(&mut self) {
+impl<W: Work> ColumnVisitor for WorkCells<W> {
+    fn visit<C: Column>(&mut self) {
         for form in Form::ALL {
             self.cells.push(Cell {
-                contender: A::NAME,
+                contender: C::NAME,
                 form,
-                sampler: kernels::sampler::<A, W>(form, self.work, self.iters),
+                sampler: kernels::sampler::<C, W>(form, self.work, self.iters),
                 ops: self.iters * W::ALLOCS,
             });
         }
@@ -104,7 +104,7 @@ fn work_row<W: Work>(name: &str, what: String, work: W) -> Row {
         unit: Unit::Alloc,
         build: Box::new(move || {
             let mut cells = WorkCells { work, iters: iters_for(&work), cells: Vec::new() };
-            contenders::visit_all(&mut cells);
+            contenders::visit_columns(&mut cells);
             cells.cells
         }),
     }
@@ -116,24 +116,38 @@ struct ClearCells {
     cells: Vec<Cell>,
 }
 
-impl Visitor for ClearCells {
-    fn visit<A: Contender>(&mut self) {
+impl ColumnVisitor for ClearCells {
+    fn visit<C: Column>(&mut self) {
         for form in Form::ALL {
             let (sampler, ops) = if self.refill {
-                (kernels::clear_and_reuse_sampler::<A>(form, REUSE_ITERS), REUSE_ITERS)
+                (kernels::clear_and_reuse_sampler::<C>(form, REUSE_ITERS), REUSE_ITERS)
             } else {
-                (kernels::clear_sampler::<A>(form), kernels::CLEAR_ARENAS)
+                (kernels::clear_sampler::<C>(form), kernels::CLEAR_ARENAS)
             };
-            self.cells.push(Cell { contender: A::NAME, form, sampler, ops });
+            self.cells.push(Cell { contender: C::NAME, form, sampler, ops });
         }
     }
 }
 
 fn clear_row(name: &str, refill: bool) -> Row {
     let (what, unit) = if refill {
-        (format!("reset, then {} `u64` allocations again", kernels::CLEAR_FILL), Unit::ResetRefill)
+        (
+            format!(
+                "reset, then {} `u64` allocations again (`bumpdown Scope`: enter a scope, the {0} \
+                 allocations, leave it)",
+                kernels::CLEAR_FILL
+            ),
+            Unit::ResetRefill,
+        )
     } else {
-        (format!("reset of an arena holding {} `u64`s", kernels::CLEAR_FILL), Unit::Reset)
+        (
+            format!(
+                "reset of an arena holding {} `u64`s (`bumpdown Scope`: enter and leave a scope, \
+                 which is how a scope user frees; the allocations were in an earlier scope)",
+                kernels::CLEAR_FILL
+            ),
+            Unit::Reset,
+        )
     };
     Row {
         name: name.to_owned(),
@@ -141,7 +155,7 @@ fn clear_row(name: &str, refill: bool) -> Row {
         unit,
         build: Box::new(move || {
             let mut cells = ClearCells { refill, cells: Vec::new() };
-            contenders::visit_all(&mut cells);
+            contenders::visit_columns(&mut cells);
             cells.cells
         }),
     }
