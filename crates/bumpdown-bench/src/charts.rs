@@ -22,7 +22,7 @@ use crate::svg::{ticks, Anchor, Svg};
 /// One colour per column of the speed table, in [`contenders::column_names`]
 /// order: bumpdown's `Arena`, its scope handle and `VmArena` in blues, the peers in
 /// clearly different hues.
-const PALETTE: [&str; 7] = ["#1d4ed8", "#0891b2", "#60a5fa", "#f59e0b", "#dc2626", "#16a34a", "#9333ea"];
+const PALETTE: [&str; 8] = ["#1d4ed8", "#0891b2", "#60a5fa", "#1e3a8a", "#f59e0b", "#dc2626", "#16a34a", "#9333ea"];
 /// Colour of reference points that are not arenas (seed-004's floor and `malloc`).
 const REFERENCE: &str = "#6b7280";
 const INK: &str = "#1f2937";

@@ -67,6 +67,7 @@ pub trait Visitor {
 pub fn visit_all(visitor: &mut impl Visitor) {
     visitor.visit::<bumpdown::Arena>();
     visitor.visit::<bumpdown::VmArena>();
+    visitor.visit::<bumpdown::SyncArena>();
     visitor.visit::<stumpalo::Arena>();
     visitor.visit::<bumpalo::Bump>();
     visitor.visit::<bump_scope::Bump>();
@@ -235,6 +236,7 @@ pub fn visit_columns(visitor: &mut impl ColumnVisitor) {
     visitor.visit::<bumpdown::Arena>();
     visitor.visit::<InScope>();
     visitor.visit::<bumpdown::VmArena>();
+    visitor.visit::<bumpdown::SyncArena>();
     visitor.visit::<stumpalo::Arena>();
     visitor.visit::<bumpalo::Bump>();
     visitor.visit::<bump_scope::Bump>();
@@ -313,6 +315,37 @@ impl Contender for bumpdown::VmArena {
     #[inline(always)]
     fn reset(&mut self) {
         bumpdown::VmArena::reset(self);
+    }
+}
+
+/// The thread-shared arena used from one thread: every bump is an atomic
+/// read-modify-write on the current chunk (what sharing costs when nothing contends).
+impl Contender for bumpdown::SyncArena {
+    const NAME: &'static str = "SyncArena";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bumpdown::SyncArena::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        bumpdown::SyncArena::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpdown::SyncArena::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpdown::SyncArena::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpdown::SyncArena::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        bumpdown::SyncArena::reset(self);
     }
 }
 

@@ -256,6 +256,7 @@ fn c_columns() -> Vec<(&'static str, [Result<String, String>; 6])> {
 
 probes!(bumpdown_arena, bumpdown::Arena, "bumpdown");
 probes!(bumpdown_vm, bumpdown::VmArena, "vmarena");
+probes!(bumpdown_sync, bumpdown::SyncArena, "syncarena");
 probes!(stumpalo_arena, stumpalo::Arena, "stumpalo");
 probes!(bumpalo_bump, bumpalo::Bump, "bumpalo");
 probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
@@ -300,6 +301,7 @@ pub fn measure() -> FastPath {
         bumpdown_arena::run(),
         bumpdown_scope::run(),
         bumpdown_vm::run(),
+        bumpdown_sync::run(),
         stumpalo_arena::run(),
         bumpalo_bump::run(),
         bump_scope_bump::run(),
