@@ -381,7 +381,7 @@ fn steps<Al: ArenaAllocator>(
         check_arena();
     };
     // The rest go in an order the program chose: back to front, or front to back.
-    if slots.len() % 2 == 0 {
+    if slots.len().is_multiple_of(2) {
         while slots.pop().is_some() {}
     }
     drop(slots);
@@ -583,7 +583,7 @@ fn string_op(s: &mut String<'_>, m: &mut std::string::String, op: Op, backing: &
                 }
                 1 => {
                     s.extend(src.chars());
-                    m.extend(src.chars());
+                    m.push_str(&src);
                 }
                 2 => {
                     let k = floor_boundary(m, usize::from(n));
