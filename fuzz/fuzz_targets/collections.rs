@@ -517,10 +517,14 @@ fn vec_op<'a, Al: ArenaAllocator>(
                 }
             }
             assert!(v.capacity() >= v.len() + add, "reserve gave too little");
+            if how % 2 == 1 && before.2 < before.1 + add {
+                assert_eq!(v.capacity(), v.len() + add, "reserve_exact gave more than asked");
+            }
         }
         Op::Shrink { .. } => {
             infallible(backing, || v.shrink_to_fit());
-            assert!(v.capacity() >= v.len());
+            // Every arena here shrinks in place, which cannot fail.
+            assert_eq!(v.capacity(), v.len(), "shrink_to_fit kept spare room");
         }
         Op::Drain { a, b, .. } => {
             let (a, b) = (usize::from(a) % (m.len() + 1), usize::from(b) % (m.len() + 1));
@@ -619,7 +623,10 @@ fn string_op(s: &mut String<'_>, m: &mut std::string::String, op: Op, backing: &
             }
             assert!(s.capacity() >= s.len() + add, "reserve gave too little");
         }
-        Op::Shrink { .. } => infallible(backing, || s.shrink_to_fit()),
+        Op::Shrink { .. } => {
+            infallible(backing, || s.shrink_to_fit());
+            assert_eq!(s.capacity(), s.len(), "shrink_to_fit kept spare room");
+        }
         Op::Drain { a, b, .. } => {
             let a = floor_boundary(m, usize::from(a));
             let b = floor_boundary(m, usize::from(b));
