@@ -23,6 +23,11 @@
 //! `fork` (there is no lock to reset). The thread's heap sits in initial-exec TLS
 //! (see `tls.rs`), so the fast path makes no call at all.
 //!
+//! # Features
+//! * `exports` (default): the `#[no_mangle]` symbols above. Without it the crate is a
+//!   library of the functions behind them ([`malloc`]), for fuzzing them in a process
+//!   that keeps its own allocator.
+//!
 //! # Why recycling is the default
 //! A pure bump loses on real programs: every byte it hands out is a fresh page to fault in,
 //! and malloc is only a few percent of their cycles. `BUMPDOWN_MODE=bump` is kept for
@@ -41,8 +46,9 @@
 #![no_std]
 
 pub mod config;
+#[cfg(feature = "exports")]
 mod exports;
 mod header;
-mod malloc;
+pub mod malloc;
 mod report;
 mod tls;

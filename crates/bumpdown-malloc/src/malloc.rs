@@ -5,6 +5,10 @@
 //! serve (over 256 KiB in recycling mode, alignment over 4096, region full or missing)
 //! go to glibc's `__libc_*` entry points, which never come back to us. Nothing here
 //! allocates through `malloc`, takes a lock, or panics.
+//!
+//! The module is public so that a program can call these functions without the exported
+//! symbols (feature `exports` off), as the `malloc` fuzz target does: its process keeps
+//! its own `malloc`, and blocks from here go back through [`free`] and [`realloc`] only.
 
 use core::ffi::c_void;
 use core::ptr;
