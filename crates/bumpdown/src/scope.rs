@@ -46,7 +46,11 @@ pub struct Scope<'s, 'env, const MIN_ALIGN: usize = 1, A: BackingAllocator = Glo
     _env: PhantomData<&'s &'env ()>,
 }
 
-/// Restores the arena to a scope's entry position when dropped, also on unwinding.
+/// Restores the arena to a scope's entry position when dropped: a guard's end, and a
+/// closure scope's when its closure unwinds. In the latter case the arena's `top` lags
+/// behind the scope's (it was last brought up to date by a slow path or a nested scope):
+/// the memory is all given back the same, but the peak statistic may miss what the scope
+/// allocated since, and with the `poison` feature those bytes are not filled.
 struct Exit<'a, const MIN_ALIGN: usize, A: BackingAllocator> {
     arena: &'a Arena<MIN_ALIGN, A>,
     entry: RawCheckpoint,
@@ -71,9 +75,15 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
     arena: &'env Arena<MIN_ALIGN, A>,
     f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R,
 ) -> R {
-    // The scope's drop returns the arena to where it was.
     let mut scope = Scope::enter(arena);
-    f(&mut scope)
+    // Only for unwinding: the normal way out is `leave`, below. The guard holds nothing
+    // that changes while `f` runs, so the scope's `top` can live in a register with no
+    // copy kept on the stack for a landing pad.
+    let unwind = Exit { arena, entry: scope.entry };
+    let result = f(&mut scope);
+    core::mem::forget(unwind);
+    scope.leave();
+    result
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
@@ -276,8 +286,8 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     arena.alloc_slow(size, align).map_err(|err| arena.last_error.set(err)).ok()
 }
 
-impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Scope<'_, '_, MIN_ALIGN, A> {
-    /// Ends the scope: returns the arena to the entry position, also when unwinding.
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
+    /// Ends the scope after its closure returned: returns the arena to the entry position.
     ///
     /// The usual case (no chunk switch, out-of-band block or checkpoint since entry: the
     /// epoch did not move) works from the handle's own `top`, which the compiler keeps
@@ -285,16 +295,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Scope<'_, '_, MIN_ALI
     /// `sync_to_arena` followed by `Arena::exit_scope`, without the round trip of `top`
     /// through memory.
     #[inline(always)]
-    fn drop(&mut self) {
+    fn leave(self) {
         let arena = self.arena;
         if !crate::poison::ACTIVE && arena.epoch.get() == self.entry.epoch {
             arena.low_top.set(arena.low_top.get().min(self.top.get().addr()));
             arena.top.set(self.entry.top);
         } else {
             self.sync_to_arena();
-            // SAFETY: the scope has ended (this is its drop), so none of its allocations
-            // is in use; the arena was exclusively the scope's, so it only moved forward
-            // from `entry`, and its `top` is now up to date.
+            // SAFETY: the closure has returned, so none of the scope's allocations is in
+            // use (they cannot outlive `'s`); the arena was exclusively the scope's, so it
+            // only moved forward from `entry`, and its `top` is now up to date.
             unsafe { arena.exit_scope(&self.entry) }
         }
     }
