@@ -15,6 +15,8 @@ pub struct Machine {
     pub rustc: &'static str,
     /// `(crate, version)` of bumpdown and its peers, as resolved in `Cargo.lock`.
     pub crates: Vec<(&'static str, &'static str)>,
+    /// The day of the run (UTC), as `YYYY-MM-DD`.
+    pub date: String,
 }
 
 impl Machine {
@@ -28,6 +30,7 @@ impl Machine {
                 .unwrap_or_else(|_| "unknown".to_owned()),
             rustc: env!("BUMPDOWN_BENCH_RUSTC"),
             crates: env!("BUMPDOWN_BENCH_VERSIONS").split(';').filter_map(|pair| pair.split_once('=')).collect(),
+            date: today(),
         }
     }
 }
@@ -38,4 +41,38 @@ fn cpu_model() -> Option<String> {
         .find(|line| line.starts_with("model name"))
         .and_then(|line| line.split_once(':'))
         .map(|(_, model)| model.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Today's date (UTC) from the system clock.
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The proleptic Gregorian date of day `z` counted from 1970-01-01 (Howard Hinnant's
+/// well-known `civil_from_days` algorithm, written out here).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn dates_from_day_numbers() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_414), (2025, 11, 22));
+    }
 }

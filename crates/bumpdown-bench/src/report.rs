@@ -164,8 +164,9 @@ impl Report {
         );
         let _ = writeln!(
             md,
-            "Measured on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
+            "Measured on {} on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
              `cargo run --release -p bumpdown-bench` (about two minutes).\n",
+            m.date,
             m.cpu,
             m.cores,
             m.kernel,
@@ -193,14 +194,23 @@ impl Report {
         if let Some(fast_path) = &self.fast_path {
             fast_path_section(&mut md, fast_path, false);
         }
+        if let Some(scopes) = &self.scopes {
+            scope_section(&mut md, scopes);
+        }
+        if !self.threads.is_empty() {
+            threads_section(&mut md, &self.threads);
+        }
         if let Some(real_use) = &self.real_use {
             real_use_section(&mut md, real_use);
+        }
+        if let Some(programs) = &self.programs {
+            programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
             seed004_section(&mut md, seed004);
         }
         // The sections link their charts by bare file name; point them at the README's copies.
-        for file in [charts::REAL_USE_FILE, "seed004.svg"] {
+        for file in [charts::REAL_USE_FILE, charts::SCOPES_FILE, "seed004.svg"] {
             md = md.replace(&format!("]({file})"), &format!("]({README_IMAGES}{file})"));
         }
         // One level below the snippet's own heading.
