@@ -233,14 +233,17 @@ pub trait ColumnVisitor {
 /// Calls `visitor` for every column of the speed table, in order: bumpdown's
 /// `Arena`, its scope handle, then the other contenders as in [`visit_all`].
 pub fn visit_columns(visitor: &mut impl ColumnVisitor) {
-    visitor.visit::<bumpdown::Arena>();
-    visitor.visit::<InScope>();
-    visitor.visit::<bumpdown::VmArena>();
-    visitor.visit::<bumpdown::SyncArena>();
-    visitor.visit::<stumpalo::Arena>();
-    visitor.visit::<bumpalo::Bump>();
-    visitor.visit::<bump_scope::Bump>();
-    visitor.visit::<blink_alloc::Blink>();
+    /// Every contender is a column; the scope handle's column follows the arena's.
+    struct Columns<'a, V>(&'a mut V);
+    impl<V: ColumnVisitor> Visitor for Columns<'_, V> {
+        fn visit<A: Contender>(&mut self) {
+            self.0.visit::<A>();
+            if A::NAME == <bumpdown::Arena as Contender>::NAME {
+                self.0.visit::<InScope>();
+            }
+        }
+    }
+    visit_all(&mut Columns(visitor));
 }
 
 /// The speed table's column names, in order.
