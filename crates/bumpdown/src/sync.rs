@@ -222,12 +222,7 @@ impl<A: BackingAllocator> SyncArena<A> {
     pub fn try_with_capacity_in(bytes: usize, alloc: A) -> Result<Self, AllocError> {
         let arena = Self::new_in(alloc);
         if bytes > 0 {
-            let size = core::mem::size_of::<SharedChunk>()
-                .checked_add(bytes)
-                .and_then(|n| n.checked_add(CHUNK_ALIGN))
-                .filter(|&n| n <= isize::MAX as usize)
-                .ok_or(AllocError::INVALID_LAYOUT)?
-                .max(FIRST_CHUNK);
+            let size = chunk_size_for(bytes, 1)?.max(FIRST_CHUNK);
             let chunk = new_chunk(&arena.alloc, size)?;
             let mut books = arena.books.lock().unwrap_or_else(PoisonError::into_inner);
             books.newest = chunk;
@@ -412,12 +407,7 @@ impl<A: BackingAllocator> SyncArena<A> {
             // SAFETY: inside a live chunk, so not null.
             return Ok((unsafe { NonNull::new_unchecked(p) }, current));
         }
-        let header = core::mem::size_of::<SharedChunk>();
-        let need = header
-            .checked_add(size)
-            .and_then(|n| n.checked_add(align.max(CHUNK_ALIGN)))
-            .filter(|&n| n <= isize::MAX as usize)
-            .ok_or(AllocError::INVALID_LAYOUT)?;
+        let need = chunk_size_for(size, align)?;
         let big = need > BIG;
         let chunk_size = if big { need } else { need.max(books.next_size) };
         let chunk = new_chunk(&self.alloc, chunk_size)?;
@@ -442,6 +432,16 @@ impl<A: BackingAllocator> SyncArena<A> {
 fn dangling(align: usize) -> NonNull<u8> {
     // SAFETY: `align` is a power of two, so not zero.
     unsafe { NonNull::new_unchecked(ptr::without_provenance_mut(align)) }
+}
+
+/// The smallest chunk, header included, that surely holds a block of `size` bytes
+/// aligned to `align`; an error when that does not fit in `isize`.
+fn chunk_size_for(size: usize, align: usize) -> Result<usize, AllocError> {
+    core::mem::size_of::<SharedChunk>()
+        .checked_add(size)
+        .and_then(|n| n.checked_add(align.max(CHUNK_ALIGN)))
+        .filter(|&n| n <= isize::MAX as usize)
+        .ok_or(AllocError::INVALID_LAYOUT)
 }
 
 /// Allocates a chunk of `size` bytes with its header written; `prev` is null.
