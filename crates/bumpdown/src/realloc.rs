@@ -10,7 +10,6 @@ use core::ptr::{self, NonNull};
 
 use crate::arena::Arena;
 use crate::backing::BackingAllocator;
-use crate::bumping::{bump_checked, round_up};
 use crate::error::AllocError;
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
@@ -57,23 +56,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         new: Layout,
     ) -> Result<NonNull<u8>, AllocError> {
         debug_assert!(new.size() >= old.size());
-        if self.is_newest(ptr, old.size()) {
-            let top = self.top();
-            // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
-            let old_end = round_up(top.addr() + old.size(), MIN_ALIGN);
-            if let Some(new_top) = bump_checked(old_end, self.bottom_addr(), new.size(), new.align(), MIN_ALIGN) {
-                let dst = top.with_addr(new_top);
-                // SAFETY: `dst..dst + new.size()` lies in the free part plus the old block
-                // (bump_checked from the block's end); `ptr::copy` allows the overlap.
-                // The new top is inside `bottom..=old_end`, derived from `top`, aligned.
-                // The pointer moves first, so that the bytes are handed out (and, under
-                // AddressSanitizer, addressable) before the copy writes them.
-                unsafe {
-                    self.set_top(dst);
-                    ptr::copy(ptr.as_ptr(), dst, old.size());
-                    return Ok(NonNull::new_unchecked(dst));
-                }
-            }
+        // SAFETY: forwarded from the caller.
+        if let Some(p) = unsafe { self.grow_newest_in_place(ptr, old.size(), new.size(), new.align()) } {
+            return Ok(p);
         }
         let fresh = self.try_alloc_layout(new)?;
         // SAFETY: `fresh` is a new block of at least `old.size()` bytes; `ptr` is live

@@ -549,6 +549,41 @@ macro_rules! downward_hooks {
             ptr.as_ptr().addr() == top && size <= self.chunk_end_addr() - top
         }
 
+        /// Grows the newest allocation in place: moves its `old_size` bytes down so that it
+        /// becomes a block of `new_size >= old_size` bytes aligned to `align`, reusing its
+        /// own space. `None` (nothing changed) when `ptr` is not the newest allocation of
+        /// the current chunk or the chunk has no room.
+        ///
+        /// # Safety
+        /// `ptr` is a live block of this arena of `old_size` bytes; on `Some` it is not
+        /// used again (the returned block replaces it).
+        #[inline]
+        pub(crate) unsafe fn grow_newest_in_place(
+            &self,
+            ptr: NonNull<u8>,
+            old_size: usize,
+            new_size: usize,
+            align: usize,
+        ) -> Option<NonNull<u8>> {
+            if !self.is_newest(ptr, old_size) {
+                return None;
+            }
+            // The block's end: the allocation took `round_up(old_size, MIN_ALIGN)` bytes.
+            let old_end = bumping::round_up(ptr.as_ptr().addr() + old_size, MIN_ALIGN);
+            let new_top = bumping::bump_checked(old_end, self.bottom_addr(), new_size, align, MIN_ALIGN)?;
+            let dst = self.top().with_addr(new_top);
+            // SAFETY: `dst..dst + new_size` is the free part plus the old block (bumped
+            // down from the block's end); `ptr::copy` allows the overlap. The new top is
+            // inside `bottom..=old_end`, derived from `top`, aligned; it is at least
+            // `bottom`, so not null. The pointer moves first, so that the bytes are handed
+            // out (and, under AddressSanitizer, addressable) before the copy writes them.
+            unsafe {
+                self.set_top(dst);
+                ptr::copy(ptr.as_ptr(), dst, old_size);
+                Some(NonNull::new_unchecked(dst))
+            }
+        }
+
         /// Grows an array block: in place (moving its bytes down) when it is the newest
         /// allocation and the chunk has room, otherwise by copying it to a fresh block.
         ///
@@ -558,24 +593,9 @@ macro_rules! downward_hooks {
         unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
             let old_size = cap * size_of::<T>();
             let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
-            if self.is_newest(buf.cast(), old_size) {
-                // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
-                let old_end = bumping::round_up(buf.as_ptr().addr() + old_size, MIN_ALIGN);
-                if let Some(new_top) =
-                    bumping::bump_checked(old_end, self.bottom_addr(), new_size, align_of::<T>(), MIN_ALIGN)
-                {
-                    let dst = self.top().with_addr(new_top);
-                    // SAFETY: `dst..dst + new_size` is the free part plus the old block
-                    // (bumped down from the block's end); `ptr::copy` allows the overlap. The
-                    // new top is inside `bottom..=old_end`, derived from `top`, aligned.
-                    // The pointer moves first, so that the bytes are handed out (and, under
-                    // AddressSanitizer, addressable) before the copy writes them.
-                    unsafe {
-                        self.set_top(dst);
-                        ptr::copy(buf.as_ptr().cast::<u8>(), dst, old_size);
-                        return Ok(NonNull::new_unchecked(dst).cast());
-                    }
-                }
+            // SAFETY: forwarded from the caller; on success `buf` is replaced.
+            if let Some(p) = unsafe { self.grow_newest_in_place(buf.cast(), old_size, new_size, align_of::<T>()) } {
+                return Ok(p.cast());
             }
             let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
             // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.

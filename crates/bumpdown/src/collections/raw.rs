@@ -11,7 +11,7 @@ use core::ptr::{self, NonNull};
 use crate::arena::Arena;
 use crate::backing::BackingAllocator;
 use crate::buffered::BufferArena;
-use crate::bumping::{bump_checked, round_up};
+use crate::bumping::round_up;
 use crate::error::AllocError;
 use crate::fixed::{FixedArena, FixedScopeGuard};
 use crate::scope::{Scope, ScopeGuard};
@@ -149,22 +149,9 @@ unsafe impl<const MIN_ALIGN: usize> ArenaAllocator for FixedArena<'_, MIN_ALIGN>
     }
 
     unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        if self.is_newest(ptr, old.size()) {
-            let top = self.top();
-            // The block's end: the allocation took `round_up(size, MIN_ALIGN)` bytes.
-            let old_end = round_up(top.addr() + old.size(), MIN_ALIGN);
-            if let Some(new_top) = bump_checked(old_end, self.bottom_addr(), new.size(), new.align(), MIN_ALIGN) {
-                let dst = top.with_addr(new_top);
-                // SAFETY: `dst..dst + new.size()` is the free part plus the old block
-                // (bumped down from the block's end); `ptr::copy` allows the overlap. The
-                // new top lies in `bottom..=old_end`, derived from `top`, aligned; it is
-                // at least `bottom`, so not null.
-                unsafe {
-                    ptr::copy(ptr.as_ptr(), dst, old.size());
-                    self.set_top(dst);
-                    return Ok(NonNull::new_unchecked(dst));
-                }
-            }
+        // SAFETY: forwarded from the caller.
+        if let Some(p) = unsafe { self.grow_newest_in_place(ptr, old.size(), new.size(), new.align()) } {
+            return Ok(p);
         }
         let fresh = self.try_alloc_layout(new)?;
         // SAFETY: `fresh` is a new block of at least `old.size()` bytes, distinct from the
