@@ -2,8 +2,18 @@
 //! use them, interleaved) checked against a model: no two live blocks overlap, contents
 //! stay intact, zeroed blocks are zero, the newest block is reused and grows in place.
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
 use bumpdown_global::region::{self, Options};
 use bumpdown_global::{chunk_size, Heap, Mode};
+
+/// The tests carve windows from the one region of this process. They take turns: a
+/// window carved by another test between two of `newest_block_reuse_...`'s would not
+/// be adjacent to its heap's, and its in-place growth would (rightly) fail.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The region for this test binary: 2 GiB of address space (blocks of finished programs
 /// are leaked with their heaps), faulted in lazily.
@@ -134,6 +144,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
 
 #[test]
 fn recycling_programs() {
+    let _turn = one_at_a_time();
     for seed in 1..=4 {
         run_program(Mode::Recycle, (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), 20_000);
     }
@@ -141,6 +152,7 @@ fn recycling_programs() {
 
 #[test]
 fn bump_programs() {
+    let _turn = one_at_a_time();
     for seed in 1..=4 {
         run_program(Mode::Bump, (seed as u64).wrapping_mul(0xD1B5_4A32_D192_ED03), 20_000);
     }
@@ -148,6 +160,7 @@ fn bump_programs() {
 
 #[test]
 fn newest_block_reuse_and_growth_on_a_fresh_heap() {
+    let _turn = one_at_a_time();
     for mode in [Mode::Recycle, Mode::Bump] {
         let mut h = Heap::EMPTY;
         let csz = chunk_size(100, mode).unwrap();
