@@ -3,6 +3,7 @@
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr;
 
+use crate::big;
 use crate::env::{env_bytes, env_size};
 use crate::heap::{chunk_size, Mode, MAX_ALIGN};
 use crate::region;
@@ -45,8 +46,9 @@ pub enum Exhaustion {
 ///
 /// * Freeing the thread's newest block takes it back; growing it is done in place.
 /// * In the default [`Mode::Recycle`], sizes are rounded to size classes and freed blocks
-///   are reused from per-thread free lists; blocks over 256 KiB go to the system
-///   allocator (which returns them to the OS when freed). [`BumpGlobal::bump_only`]
+///   are reused from per-thread free lists. Blocks over 256 KiB get mappings of their
+///   own, returned to the OS when freed, grown by `mremap` without copying, and put on
+///   transparent huge pages from 2 MiB up (with [`BumpGlobal::huge_pages`]). [`BumpGlobal::bump_only`]
 ///   serves everything by bumping and reuses only the newest block.
 /// * `alloc_zeroed` writes no zeros on memory never used before (fresh `mmap` pages).
 /// * Alignments over 4096 bytes go to the system allocator.
@@ -175,7 +177,8 @@ impl BumpGlobal {
         }
     }
 
-    /// Serves `layout` from the system allocator (the region could not).
+    /// Serves `layout` outside the region (the region could not): from a mapping of its
+    /// own if it is big (see `big.rs`), else from the system allocator.
     #[cold]
     #[inline(never)]
     fn fallback_alloc(&self, layout: Layout, zero: bool) -> *mut u8 {
@@ -183,7 +186,11 @@ impl BumpGlobal {
         if servable && self.exhaustion == Exhaustion::Abort && layout.size() <= region::reserved() {
             exhausted();
         }
-        let p = sys_alloc(layout, zero);
+        let p = if big::is_big(layout) {
+            big::alloc(layout.size(), self.reservation().huge_pages)
+        } else {
+            sys_alloc(layout, zero)
+        };
         if !p.is_null() {
             region::note_fallback_alloc(layout.size());
         }
@@ -274,9 +281,15 @@ unsafe impl GlobalAlloc for BumpGlobal {
             unsafe { self.region_free(p, layout) }
         } else {
             region::note_fallback_free(layout.size());
-            // SAFETY: outside the region, so sys_alloc made it; libc free takes malloc,
-            // calloc and posix_memalign blocks alike.
-            unsafe { libc::free(p.cast()) }
+            if big::is_big(layout) {
+                // SAFETY: outside the region and big, so big::alloc or big::realloc made
+                // it with this size (big.rs invariant); the caller gives it up.
+                unsafe { big::free(p, layout.size()) }
+            } else {
+                // SAFETY: outside the region and not big, so sys_alloc made it; libc free
+                // takes malloc, calloc and posix_memalign blocks alike.
+                unsafe { libc::free(p.cast()) }
+            }
         }
     }
 
@@ -297,9 +310,24 @@ unsafe impl GlobalAlloc for BumpGlobal {
                     return p;
                 }
             }
-        } else if layout.align() <= 16 && layout.align() <= new_size && layout.align() <= layout.size() {
+        } else if big::is_big(layout) {
+            if big::is_big_size(new_size, layout.align()) {
+                // SAFETY: outside the region and big: a live big block of layout.size()
+                // bytes (big.rs invariant); the caller uses only the result on success.
+                let q = unsafe { big::realloc(p, layout.size(), new_size) };
+                if !q.is_null() {
+                    region::note_fallback_free(layout.size());
+                    region::note_fallback_alloc(new_size);
+                }
+                return q;
+            }
+        } else if layout.align() <= 16
+            && layout.align() <= new_size
+            && layout.align() <= layout.size()
+            && !big::is_big_size(new_size, layout.align())
+        {
             // SAFETY: p came from libc malloc/calloc (align <= 16 <= size); realloc keeps
-            // the 16-byte alignment.
+            // the 16-byte alignment. The result is not big, so it may stay a libc block.
             let q = unsafe { libc::realloc(p.cast(), new_size) }.cast::<u8>();
             if !q.is_null() {
                 region::note_fallback_free(layout.size());

@@ -21,7 +21,9 @@
 //! * [`region`]: the one `mmap` reservation and the atomic carving of thread windows.
 //! * [`heap`]: a thread's window and free lists; [`with_heap`] reaches the current one.
 //! * [`classes`]: size-class arithmetic (no `unsafe`).
-//! * [`BumpGlobal`]: the `GlobalAlloc` front end, with the system allocator as fallback.
+//! * [`BumpGlobal`]: the `GlobalAlloc` front end. Blocks over the largest size class get
+//!   mappings of their own (on huge pages when 2 MiB or more); the system allocator takes
+//!   what is too aligned, and what no longer fits once the reservation is exhausted.
 //!
 //! The crate is `no_std` without its default `std` feature: then only the region, heap
 //! and class modules are available (the thread-local slot needs `std` on stable Rust).
@@ -30,6 +32,8 @@
 #[cfg(feature = "std")]
 extern crate std;
 
+#[cfg(feature = "std")]
+mod big;
 pub mod classes;
 mod env;
 #[cfg(feature = "std")]

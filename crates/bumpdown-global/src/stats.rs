@@ -20,8 +20,9 @@ pub struct Stats {
     pub used: usize,
     /// The largest `used` plus bytes live in the fallback allocator seen so far.
     pub peak: usize,
-    /// Allocations served by the fallback allocator (too large, too aligned, or the
-    /// reservation was exhausted).
+    /// Allocations served outside the region: blocks over 256 KiB (each by a mapping of
+    /// its own), and by the system allocator those too aligned, or too many for an
+    /// exhausted reservation.
     pub fallbacks: usize,
     /// Bytes live in the fallback allocator now.
     pub fallback_live: usize,

@@ -129,6 +129,29 @@ fn realloc_up_and_down() {
     }
 }
 
+fn big_blocks_have_mappings_of_their_own() {
+    let before = stats();
+    let layout = Layout::from_size_align(5 << 20, 4096).unwrap();
+    // SAFETY: non-zero size; freed below with the size realloc gave it.
+    unsafe {
+        let p = alloc_zeroed(layout);
+        assert!(!p.is_null());
+        assert_eq!(p.addr() % (2 << 20), 0, "2 MiB and more start on a huge-page boundary");
+        assert_eq!(*p.add(layout.size() - 1), 0);
+        fill(p, layout.size(), 3);
+        let during = stats();
+        assert_eq!(during.used, before.used, "not carved from the reservation");
+        assert_eq!(during.fallbacks, before.fallbacks + 1);
+        assert_eq!(during.fallback_live, before.fallback_live + layout.size());
+        let q = realloc(p, layout, 9 << 20);
+        assert!(!q.is_null());
+        assert_eq!(q.addr() % 4096, 0);
+        check(q, layout.size(), 3);
+        dealloc(q, Layout::from_size_align(9 << 20, 4096).unwrap());
+    }
+    assert_eq!(stats().fallback_live, before.fallback_live, "freed blocks are no longer counted");
+}
+
 fn newest_block_is_reused_and_grows_in_place() {
     // A new thread: its free lists are empty, so blocks come from its window.
     std::thread::spawn(newest_block_on_a_fresh_heap).join().unwrap();
@@ -293,6 +316,7 @@ fn main() {
         ("alignments_and_contents", alignments_and_contents),
         ("size_zero_and_huge", size_zero_and_huge),
         ("realloc_up_and_down", realloc_up_and_down),
+        ("big_blocks_have_mappings_of_their_own", big_blocks_have_mappings_of_their_own),
         ("newest_block_is_reused_and_grows_in_place", newest_block_is_reused_and_grows_in_place),
         ("freed_blocks_are_recycled", freed_blocks_are_recycled),
         ("zeroed_is_zero_even_after_reuse", zeroed_is_zero_even_after_reuse),
