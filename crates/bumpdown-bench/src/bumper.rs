@@ -3,7 +3,7 @@
 //! Bumper.jl's README shows `f(x)` taking a temporary `y` of `length(x)` elements
 //! (30 in its benchmark), filling it with `x .+ 1` and returning `sum(y)`, with the
 //! temporary from a heap array, from Bumper's default buffer, or from a static array.
-//! Here the same function is written four ways; each is `#[inline(never)]`, as a
+//! Here the same function is written four ways, plus the work alone as a floor; each is `#[inline(never)]`, as a
 //! helper function would be, and is called once per operation.
 //!
 //! Keeping the work real: the input reaches each call through `black_box`, so its
@@ -14,6 +14,7 @@
 //! pair whose memory is never observed may be deleted) nor fold fill and sum together.
 
 use std::hint::black_box;
+use std::mem::MaybeUninit;
 
 use crate::harness::Sampler;
 use crate::heap;
@@ -72,6 +73,22 @@ pub fn with_stack_array(x: &[i64]) -> i64 {
     use_temp(tmp)
 }
 
+/// (e) The work alone: a stack array left uninitialized, so no allocator and no zeroing.
+/// No way can be faster than this one; the gap between it and another way is what that
+/// way's memory costs.
+#[inline(never)]
+pub fn with_uninit_stack_array(x: &[i64]) -> i64 {
+    let mut buf = [MaybeUninit::<i64>::uninit(); LEN];
+    let tmp = &mut buf[..x.len()];
+    for (i, t) in tmp.iter_mut().enumerate() {
+        t.write(x[i] + 1);
+    }
+    // SAFETY: every element of `tmp` was written just above, and `MaybeUninit<i64>` has
+    // the layout of `i64`.
+    let tmp = unsafe { &mut *(tmp as *mut [MaybeUninit<i64>] as *mut [i64]) };
+    use_temp(tmp)
+}
+
 /// The expected result: the sum of `x + 1` over the input.
 pub fn expected() -> i64 {
     INPUT.iter().map(|v| v + 1).sum()
@@ -112,6 +129,7 @@ mod tests {
         assert_eq!(with_scratch(&INPUT), want);
         assert_eq!(with_arena_scope(&mut arena, &INPUT), want);
         assert_eq!(with_stack_array(&INPUT), want);
+        assert_eq!(with_uninit_stack_array(&INPUT), want);
         assert_eq!(arena.stats().used, 0);
     }
 

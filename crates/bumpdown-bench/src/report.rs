@@ -575,7 +575,8 @@ fn scope_section(md: &mut String, scopes: &ScopeResults) {
          allocated, written and read back. The `Vec` is `collect`ed and runs with the bench's heap \
          counters paused (their atomic adds are not part of `malloc`); `arena.scope` gets the arena \
          as `&mut Arena`; the stack array is zeroed (safe Rust) and sliced to the input's length. \
-         {} calls per sample.\n",
+         *The work alone* is the same function on an uninitialized stack array: no allocation, \
+         no zeroing; each column's distance from it is what its memory costs. {} calls per sample.\n",
         processes * scopes.samples_per_process,
         scopes.samples_per_process,
         scopes.stack_offsets,

@@ -84,11 +84,13 @@ const COLLECTION_WAYS: [Way; 4] = [
     way("api2_bumpdown", "`allocator_api2` `Vec` on `&bumpdown::Arena`"),
 ];
 
-const BUMPER_WAYS: [Way; 4] = [
+const BUMPER_WAYS: [Way; 5] = [
     way("vec", "heap `Vec`"),
     way("bumpdown_scratch", "bumpdown `scratch`"),
     way("bumpdown_arena_scope", "bumpdown `arena.scope`"),
     way(STACK_ARRAY, "stack `[i64; 30]`"),
+    // The floor: what the computation costs with memory that costs nothing.
+    way("work_alone", "the work alone (uninitialized stack)"),
 ];
 
 impl Table {
@@ -285,6 +287,7 @@ fn bumper_cells() -> Vec<(&'static str, Sampler)> {
         ("bumpdown_scratch", bumper::sampler(n, false, bumper::with_scratch)),
         ("bumpdown_arena_scope", bumper::sampler(n, false, move |x| bumper::with_arena_scope(&mut arena, x))),
         (STACK_ARRAY, bumper::sampler(n, false, bumper::with_stack_array)),
+        ("work_alone", bumper::sampler(n, false, bumper::with_uninit_stack_array)),
     ]
 }
 
