@@ -22,6 +22,7 @@
 //! * [`heap`]: a thread's window and free lists; [`with_heap`] reaches the current one.
 //! * [`classes`]: size-class arithmetic (no `unsafe`).
 //! * [`BumpGlobal`]: the `GlobalAlloc` front end, with the system allocator as fallback.
+//! * [`shadow`]: what memory checkers (valgrind, ASan) are told about region bytes.
 //!
 //! The crate is `no_std` without its default `std` feature: then only the region, heap
 //! and class modules are available (the thread-local slot needs `std` on stable Rust).
@@ -36,6 +37,7 @@ mod env;
 mod global;
 pub mod heap;
 pub mod region;
+pub mod shadow;
 mod stats;
 #[cfg(feature = "std")]
 mod thread;
