@@ -1,7 +1,7 @@
 #!/bin/sh
 # Checks libbumpdown_malloc.so, the LD_PRELOAD malloc, and the memory it hands out with
-# memory checkers. Exits non-zero on any report. Called from CI; needs cargo, a C
-# compiler with libubsan, valgrind and python3.
+# memory checkers. Exits non-zero on any report. Called from CI; needs cargo, nightly
+# Rust, a C compiler with libubsan, valgrind and python3.
 #
 # 1. valgrind memcheck, with OUR library as the program's malloc. Memcheck replaces the
 #    malloc of libc and of every object without a soname (the main program, and our
@@ -20,6 +20,14 @@
 # 2. UndefinedBehaviorSanitizer: tests/entry_points.c built with -fsanitize=undefined
 #    runs with the preload (UBSan, unlike ASan, keeps the process's malloc): every
 #    pointer our malloc family returns must be aligned for the test's uses of it.
+# 3. AddressSanitizer cannot run a program on our malloc: it replaces malloc itself. It
+#    checks our allocator's code instead: tests/asan.rs drives the malloc family as a
+#    library (feature `exports` off, so the process keeps ASan's malloc) with the code
+#    instrumented (-Zsanitizer=address, nightly) and the region poisoned outside live
+#    blocks (--cfg bumpdown_asan, bumpdown_global::shadow): every access of our code and
+#    of the test must hit a live block's bytes; a planted read after free and a planted
+#    write past a block must be reported. Rust has no UBSan: the library is a debug build
+#    (overflow checks and debug assertions on) in every run here.
 #
 # BUMPDOWN_PLANT_BUG=overflow|uaf|double|uninit runs tests/planted.c with that bug as if
 # it were a clean program, so the script must fail: CI checks that it does.
@@ -140,6 +148,27 @@ for run in ":usable(100)=112" "BUMPDOWN_MODE=bump:usable(100)=112" "BUMPDOWN_LIM
         exit 1
     fi
     echo "clean: ubsan $settings"
+done
+
+echo "== AddressSanitizer, our allocator's code"
+asan() {
+    RUSTFLAGS="-Zsanitizer=address --cfg bumpdown_asan" ASAN_OPTIONS=detect_leaks=1 \
+        cargo +nightly test --quiet -p bumpdown-malloc --no-default-features --test asan \
+        --target x86_64-unknown-linux-gnu --manifest-path "$root/Cargo.toml" --target-dir "$out/asan" "$@"
+}
+BUMPDOWN_PLANT_BUG="" asan
+for bug in uaf overflow; do
+    if BUMPDOWN_PLANT_BUG=$bug asan planted_bug >"$log" 2>&1; then
+        cat "$log"
+        echo "asan: planted $bug passed" >&2
+        exit 1
+    fi
+    if ! grep -q "ERROR: AddressSanitizer: use-after-poison" "$log"; then
+        cat "$log"
+        echo "asan: planted $bug failed without an AddressSanitizer report" >&2
+        exit 1
+    fi
+    echo "reported: $bug: $(grep -m1 "ERROR: AddressSanitizer" "$log" | sed 's/^==[0-9]*==//')"
 done
 
 echo "malloc sanitizers: all clean, planted bugs reported"

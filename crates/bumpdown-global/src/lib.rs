@@ -27,6 +27,7 @@
 //! The crate is `no_std` without its default `std` feature: then only the region, heap
 //! and class modules are available (the thread-local slot needs `std` on stable Rust).
 #![no_std]
+#![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 
 #[cfg(feature = "std")]
 extern crate std;

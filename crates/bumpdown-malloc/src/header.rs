@@ -7,9 +7,11 @@
 //!   p     : the caller's bytes (16-aligned, or aligned as requested)
 //! ```
 //!
-//! Under a memory checker (see [`bumpdown_global::shadow`]) the header is unaddressable
-//! to the program: it is opened only while this module reads or writes it, so a write
-//! just before a block, or past the end of the one in front, is reported.
+//! Under a memory checker (see [`bumpdown_global::shadow`]) a region block's header is
+//! unaddressable to the program: it is opened only while this module reads or writes it,
+//! so a write just before a block, or past the end of the one in front, is reported.
+//! Fallback headers stay open: glibc may unmap the block and later map other blocks on
+//! the same addresses, and AddressSanitizer would keep our closure of those bytes.
 //!
 //! Region blocks are told apart from fallback blocks by address
 //! ([`bumpdown_global::region::contains`]); the tag then tells our fallback blocks apart
@@ -46,7 +48,16 @@ pub unsafe fn write(p: *mut u8, offset: usize, usable: usize) {
         h.cast::<usize>().write(offset);
         p.sub(8).cast::<usize>().write(usable);
     }
-    shadow::no_access(h, 16);
+    close_unless_fallback(h, offset);
+}
+
+/// Closes header `h` to memory checkers unless its offset word is tagged as a fallback
+/// block's (see the module docs).
+#[inline(always)]
+fn close_unless_fallback(h: *mut u8, offset: usize) {
+    if offset & TAG_MASK != FALLBACK_TAG {
+        shadow::no_access(h, 16);
+    }
 }
 
 /// Reads the header of block `p`.
@@ -59,7 +70,7 @@ pub unsafe fn read(p: *mut u8) -> Header {
     shadow::defined(h, 16);
     // SAFETY: our blocks have a header in the 16 bytes before them.
     let header = unsafe { Header { offset: h.cast::<usize>().read(), usable: p.sub(8).cast::<usize>().read() } };
-    shadow::no_access(h, 16);
+    close_unless_fallback(h, header.offset);
     header
 }
 
