@@ -21,6 +21,7 @@ use core::ptr;
 
 use crate::classes::{class_of, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN};
 use crate::region;
+use crate::shadow;
 
 /// First window a thread carves; each later one doubles, up to [`MAX_WINDOW`].
 pub const FIRST_WINDOW: usize = 64 << 10;
@@ -119,8 +120,10 @@ impl Heap {
                 let head = unsafe { self.free.get_unchecked_mut(class) };
                 if !head.is_null() {
                     let block = *head;
+                    shadow::defined(block, size_of::<*mut u8>());
                     // SAFETY: a listed block is ours and holds the next address (invariant).
                     *head = unsafe { block.cast::<*mut u8>().read() };
+                    handed_out::<ZERO>(block, csz);
                     if ZERO {
                         // SAFETY: the block is `class_size(class) == csz` bytes, ours now.
                         unsafe { block.write_bytes(0, csz) };
@@ -132,6 +135,7 @@ impl Heap {
                 let p = self.cur;
                 // SAFETY: csz <= room: stays inside the window.
                 self.cur = unsafe { p.add(csz) };
+                handed_out::<ZERO>(p, csz);
                 if ZERO {
                     // SAFETY: p..p+csz is ours (just bumped).
                     unsafe { self.zero_dirty(p, csz) };
@@ -183,6 +187,7 @@ impl Heap {
                 }
                 // SAFETY: start + csz <= end.
                 self.cur = unsafe { p.add(csz) };
+                handed_out::<ZERO>(p, csz);
                 if ZERO {
                     // SAFETY: p..p+csz was just bumped.
                     unsafe { self.zero_dirty(p, csz) };
@@ -255,8 +260,10 @@ impl Heap {
     unsafe fn push(&mut self, p: *mut u8, class: usize) {
         // SAFETY: class < CLASSES (callers compute it from a recycled chunk size).
         let head = unsafe { self.free.get_unchecked_mut(class) };
+        shadow::defined(p, size_of::<*mut u8>());
         // SAFETY: p is an owned block of at least GRAIN bytes, aligned.
         unsafe { p.cast::<*mut u8>().write(*head) };
+        shadow::no_access(p, size_of::<*mut u8>());
         *head = p;
     }
 
@@ -276,6 +283,7 @@ impl Heap {
             // SAFETY: a recycled chunk is a whole class block; the caller gives it up.
             unsafe { self.push(p, class_of(csz)) };
         }
+        shadow::no_access(p, csz);
     }
 
     /// Resizes chunk `p` from `old` to `new` chunk bytes without moving it, if `p` is
@@ -296,6 +304,11 @@ impl Heap {
         }
         // SAFETY: p + new <= end (checked or shrinking): inside the window.
         self.cur = unsafe { p.add(new) };
+        if new > old {
+            shadow::undefined(p.wrapping_add(old), new - old);
+        } else {
+            shadow::no_access(p.wrapping_add(new), old - new);
+        }
         true
     }
 
@@ -310,5 +323,16 @@ impl Heap {
         self.refill(new, mode, &|| region::Options::new(0))
             && p.addr() + old == self.cur.addr()
             && self.end - p.addr() >= new
+    }
+}
+
+/// Tells a memory checker that chunk `p` of `csz` bytes is handed out: addressable, and
+/// initialised when it is about to be zeroed (or is fresh, untouched mapping) for `ZERO`.
+#[inline(always)]
+fn handed_out<const ZERO: bool>(p: *mut u8, csz: usize) {
+    if ZERO {
+        shadow::defined(p, csz);
+    } else {
+        shadow::undefined(p, csz);
     }
 }

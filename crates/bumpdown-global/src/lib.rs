@@ -24,10 +24,12 @@
 //! * [`BumpGlobal`]: the `GlobalAlloc` front end. Blocks over the largest size class get
 //!   mappings of their own (on huge pages when 2 MiB or more); the system allocator takes
 //!   what is too aligned, and what no longer fits once the reservation is exhausted.
+//! * [`shadow`]: what memory checkers (valgrind, ASan) are told about region bytes.
 //!
 //! The crate is `no_std` without its default `std` feature: then only the region, heap
 //! and class modules are available (the thread-local slot needs `std` on stable Rust).
 #![no_std]
+#![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 
 #[cfg(feature = "std")]
 extern crate std;
@@ -40,6 +42,7 @@ mod env;
 mod global;
 pub mod heap;
 pub mod region;
+pub mod shadow;
 mod stats;
 #[cfg(feature = "std")]
 mod thread;

@@ -179,6 +179,8 @@ pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize
                     // only faults pages in (EINVAL on kernels before 5.14: no effect).
                     unsafe { libc::madvise(start.cast(), len, libc::MADV_POPULATE_WRITE) };
                 }
+                // Nothing in a fresh window is the program's until a chunk is handed out.
+                crate::shadow::no_access(start, len);
                 return Some((start, len));
             }
             Err(now) => off = now,

@@ -7,9 +7,17 @@
 //!   p     : the caller's bytes (16-aligned, or aligned as requested)
 //! ```
 //!
+//! Under a memory checker (see [`bumpdown_global::shadow`]) a region block's header is
+//! unaddressable to the program: it is opened only while this module reads or writes it,
+//! so a write just before a block, or past the end of the one in front, is reported.
+//! Fallback headers stay open: glibc may unmap the block and later map other blocks on
+//! the same addresses, and AddressSanitizer would keep our closure of those bytes.
+//!
 //! Region blocks are told apart from fallback blocks by address
 //! ([`bumpdown_global::region::contains`]); the tag then tells our fallback blocks apart
 //! from blocks glibc made on its own (e.g. before we were loaded), which have no header.
+
+use bumpdown_global::shadow;
 
 /// Header size; also the offset of an ordinary (16-aligned) block.
 pub const HDR: usize = 16;
@@ -33,10 +41,22 @@ pub struct Header {
 /// The 16 bytes before `p` are ours to write (inside the chunk or glibc block).
 #[inline(always)]
 pub unsafe fn write(p: *mut u8, offset: usize, usable: usize) {
+    let h = p.wrapping_sub(16);
+    shadow::undefined(h, 16);
     // SAFETY: caller guarantees p-16..p is ours; p is 16-aligned, so both words are aligned.
     unsafe {
-        p.sub(16).cast::<usize>().write(offset);
+        h.cast::<usize>().write(offset);
         p.sub(8).cast::<usize>().write(usable);
+    }
+    close_unless_fallback(h, offset);
+}
+
+/// Closes header `h` to memory checkers unless its offset word is tagged as a fallback
+/// block's (see the module docs).
+#[inline(always)]
+fn close_unless_fallback(h: *mut u8, offset: usize) {
+    if offset & TAG_MASK != FALLBACK_TAG {
+        shadow::no_access(h, 16);
     }
 }
 
@@ -46,8 +66,12 @@ pub unsafe fn write(p: *mut u8, offset: usize, usable: usize) {
 /// `p` is a live block returned by this library (region or fallback).
 #[inline(always)]
 pub unsafe fn read(p: *mut u8) -> Header {
+    let h = p.wrapping_sub(16);
+    shadow::defined(h, 16);
     // SAFETY: our blocks have a header in the 16 bytes before them.
-    unsafe { Header { offset: p.sub(16).cast::<usize>().read(), usable: p.sub(8).cast::<usize>().read() } }
+    let header = unsafe { Header { offset: h.cast::<usize>().read(), usable: p.sub(8).cast::<usize>().read() } };
+    close_unless_fallback(h, header.offset);
+    header
 }
 
 /// For a pointer outside the region: our fallback block's header, or `None` for a block
@@ -73,8 +97,12 @@ pub unsafe fn read_fallback(p: *mut u8) -> Option<Header> {
 /// # Safety
 /// `p` is a live glibc malloc block.
 pub unsafe fn glibc_usable(p: *mut u8) -> usize {
+    // (Under valgrind, which replaces glibc's malloc, the word is memcheck's red zone:
+    // opened for the read, closed after; the answer is then meaningless.)
+    shadow::defined(p.wrapping_sub(8), 8);
     // SAFETY: glibc keeps its chunk size word just before the user pointer.
     let word = unsafe { p.sub(8).cast::<usize>().read() };
+    shadow::no_access(p.wrapping_sub(8), 8);
     let size = word & !7;
     if word & 2 != 0 {
         size.saturating_sub(16)

@@ -27,6 +27,9 @@
 //! * `exports` (default): the `#[no_mangle]` symbols above. Without it the crate is a
 //!   library of the functions behind them ([`malloc`]), for fuzzing them in a process
 //!   that keeps its own allocator.
+//! * `valgrind`: memcheck client requests, so that valgrind checks the blocks this library
+//!   hands out (reads after `free`, writes past a block, double frees); a no-op when not
+//!   under valgrind. `run-sanitizers.sh` shows how to run a program so.
 //!
 //! # Why recycling is the default
 //! A pure bump loses on real programs: every byte it hands out is a fresh page to fault in,

@@ -14,7 +14,7 @@ use core::ffi::c_void;
 use core::ptr;
 
 use bumpdown_global::heap::MAX_ALIGN;
-use bumpdown_global::{chunk_size, region, Mode};
+use bumpdown_global::{chunk_size, region, shadow, Mode};
 
 use crate::config::{mode, region_options};
 use crate::header::{self, Header, FALLBACK_TAG, HDR};
@@ -70,22 +70,26 @@ pub fn malloc(n: usize) -> *mut u8 {
     let mode = mode();
     if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
         // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 16-aligned.
-        return unsafe { finish(c, HDR, csz) };
+        return unsafe { finish(c, HDR, csz, false) };
     }
     fallback(n, 16, false)
 }
 
-/// Writes the header of a region chunk and returns the caller's pointer.
+/// Writes the header of a region chunk and returns the caller's pointer. For a memory
+/// checker, everything before the pointer stays closed to the program and the block
+/// (zeroed or not) is a heap block.
 ///
 /// # Safety
 /// `c` is a fresh region chunk of `csz` bytes; `HDR <= offset < csz`, and `c + offset` is
 /// aligned as the caller needs.
 #[inline(always)]
-unsafe fn finish(c: *mut u8, offset: usize, csz: usize) -> *mut u8 {
+unsafe fn finish(c: *mut u8, offset: usize, csz: usize, zeroed: bool) -> *mut u8 {
     // SAFETY: offset < csz (callers add offset to the payload size before rounding).
     let p = unsafe { c.add(offset) };
+    shadow::no_access(c, offset);
     // SAFETY: p - 16 .. p lies in the chunk (offset >= 16).
     unsafe { header::write(p, offset, csz - offset) };
+    shadow::block_allocated(p, csz - offset, zeroed);
     p
 }
 
@@ -137,6 +141,7 @@ pub unsafe fn free(p: *mut u8) {
     if region::contains(p) {
         // SAFETY: a live region block has our header.
         let Header { offset, usable } = unsafe { header::read(p) };
+        shadow::block_freed(p);
         let mode = mode();
         // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
         // (its chunk size); the caller gives it up; free never allocates.
@@ -174,7 +179,7 @@ pub fn calloc(n: usize, size: usize) -> *mut u8 {
     let mode = mode();
     if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
         // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes.
-        return unsafe { finish(c, HDR, csz) };
+        return unsafe { finish(c, HDR, csz, true) };
     }
     fallback(bytes, 16, true)
 }
@@ -208,6 +213,7 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
                 if unsafe { with_heap(|heap| heap.resize_in_place(p.sub(HDR), old, new, mode)) } {
                     // SAFETY: the header is ours; the chunk is now `new` bytes.
                     unsafe { header::write(p, HDR, new - HDR) };
+                    shadow::block_resized(p, usable, new - HDR);
                     return p;
                 }
                 if new < old && (mode == Mode::Bump || n >= usable / 2) {
@@ -273,7 +279,7 @@ pub fn aligned(align: usize, n: usize) -> *mut u8 {
         // The caller's pointer is the chunk start plus `align`: aligned, header room in front.
         if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, align, mode)) {
             // SAFETY: c is an align-aligned chunk of csz >= n + align bytes; offset = align >= 32.
-            return unsafe { finish(c, align, csz) };
+            return unsafe { finish(c, align, csz, false) };
         }
     }
     fallback(n, align, false)
