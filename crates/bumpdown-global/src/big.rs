@@ -19,10 +19,7 @@ use core::alloc::Layout;
 use core::ptr;
 
 use crate::classes::CLASS_MAX;
-use crate::region::PAGE;
-
-/// Transparent huge page size on x86_64 and aarch64 (4 KiB base pages).
-const HUGE: usize = 2 << 20;
+use crate::region::{HUGE, PAGE};
 
 /// Whether `layout` is served by a mapping of its own when the region does not serve it.
 #[inline(always)]

@@ -130,8 +130,11 @@ impl BumpGlobal {
         BumpGlobal { exhaustion, ..self }
     }
 
-    /// Whether to ask for transparent huge pages on the reservation (`MADV_HUGEPAGE`);
-    /// `BUMPDOWN_HUGEPAGES=0|1` overrides it.
+    /// Whether to ask for transparent huge pages on the reservation (`MADV_HUGEPAGE`) and
+    /// for big blocks; `BUMPDOWN_HUGEPAGES=0|1` overrides it. They are used once the
+    /// program has carved [`HUGE_CHECK_AT`](crate::region::HUGE_CHECK_AT) bytes of windows
+    /// or asks for a block of 2 MiB or more, and only if a huge page faults in fast enough
+    /// on this machine ([`region::huge_pages`](crate::region::huge_pages) says whether).
     ///
     /// ```
     /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::new().huge_pages(false);
@@ -187,7 +190,7 @@ impl BumpGlobal {
             exhausted();
         }
         let p = if big::is_big(layout) {
-            big::alloc(layout.size(), self.reservation().huge_pages)
+            big::alloc(layout.size(), self.huge_pages_for(layout.size()))
         } else {
             sys_alloc(layout, zero)
         };
@@ -195,6 +198,20 @@ impl BumpGlobal {
             region::note_fallback_alloc(layout.size());
         }
         p
+    }
+
+    /// Whether a big block of `size` bytes goes on huge pages: as the region decides (asked
+    /// for, and cheap on this machine). A block of 2 MiB or more makes it decide now,
+    /// setting the region up if no allocation has yet.
+    #[cold]
+    fn huge_pages_for(&self, size: usize) -> bool {
+        if size >= region::HUGE {
+            if !region::initialized() {
+                region::init(self.reservation());
+            }
+            region::decide_huge_pages();
+        }
+        region::huge_pages()
     }
 
     /// Frees `p`, a region block of `layout`.

@@ -61,6 +61,7 @@ extern "C" fn report_at_exit() {
     line.field(b"peak", s.peak);
     line.field(b"fallbacks", s.fallbacks);
     line.field(b"fallback_live", s.fallback_live);
+    line.field(b"huge_pages", bumpdown_global::region::huge_pages() as usize);
     line.field(b"maxrss_kib", usage.ru_maxrss.max(0) as usize);
     line.text(b"\n");
     // SAFETY: writes our buffer to fd 2.

@@ -69,7 +69,7 @@ fn stats_line_at_exit() {
         .max_by_key(|l| used(l))
         .unwrap_or_else(|| panic!("no stats line: {stderr}"));
     assert!(used(line) > 1 << 20, "{line}");
-    for field in ["reserved=4294967296", "used=", "peak=", "fallbacks=", "maxrss_kib="] {
+    for field in ["reserved=4294967296", "used=", "peak=", "fallbacks=", "huge_pages=", "maxrss_kib="] {
         assert!(line.contains(field), "{line}");
     }
 }

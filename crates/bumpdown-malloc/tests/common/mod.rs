@@ -8,15 +8,20 @@ use std::process::{Command, Output, Stdio};
 
 /// The `libbumpdown_malloc.so` of this build (cargo builds the cdylib before running the
 /// crate's integration tests; if it is missing, we build it with the same profile).
+///
+/// `cargo test` writes the library to `deps/`; only `cargo build` copies it up to the
+/// profile directory, so the copy there may be older. The newer of the two is taken.
 pub fn library() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
     let profile_dir = deps.parent().unwrap();
-    for dir in [profile_dir, deps] {
-        let so = dir.join("libbumpdown_malloc.so");
-        if so.exists() {
-            return so;
-        }
+    let newest = [deps, profile_dir]
+        .into_iter()
+        .map(|dir| dir.join("libbumpdown_malloc.so"))
+        .filter_map(|so| Some((so.metadata().ok()?.modified().ok()?, so)))
+        .max_by_key(|(modified, _)| *modified);
+    if let Some((_, so)) = newest {
+        return so;
     }
     let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cargo.args(["build", "-p", "bumpdown-malloc"]);
