@@ -43,10 +43,11 @@ pub const FIRST_TOUCH: &str = "bare-bump (fresh pages)";
 const MALLOC_EACH: &str = "malloc-free-each";
 const MALLOC_ALL: &str = "malloc-all-free-all";
 const MIMALLOC_EACH: &str = "mimalloc-free-each";
-/// `VmArena` with its other settings: pages given back on reset, and no populating
-/// ahead (the default populates).
+/// `VmArena` with its other settings: pages given back on reset, no populating ahead
+/// (the default populates), and transparent huge pages (opt-in).
 const VM_RELEASE: &str = "VmArena (release pages)";
 const VM_NO_POPULATE: &str = "VmArena (no populate)";
+const VM_HUGE: &str = "VmArena (huge pages)";
 
 /// One contender's run.
 #[derive(Clone, Debug)]
@@ -67,7 +68,7 @@ pub struct Seed004Result {
 pub fn names() -> Vec<String> {
     let mut names = vec![BARE_BUMP.to_owned(), FIRST_TOUCH.to_owned()];
     names.extend(contenders::names().into_iter().map(str::to_owned));
-    names.extend([VM_RELEASE, VM_NO_POPULATE, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned));
+    names.extend([VM_RELEASE, VM_NO_POPULATE, VM_HUGE, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned));
     names
 }
 
@@ -111,6 +112,7 @@ pub fn child_main(name: &str) -> Result<(), String> {
         MIMALLOC_EACH => mimalloc_free_each(),
         VM_RELEASE => vm_arena(VmOptions::new(VM_RESERVE).reset_policy(ResetPolicy::ReleaseAbove(0))),
         VM_NO_POPULATE => vm_arena(VmOptions::new(VM_RESERVE).populate(false)),
+        VM_HUGE => vm_arena(VmOptions::new(VM_RESERVE).huge_pages(true)),
         _ => {
             let mut run = ArenaRun { name, result: None };
             contenders::visit_all(&mut run);

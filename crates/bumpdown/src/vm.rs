@@ -20,6 +20,9 @@ use crate::os::{self, PAGE};
 use crate::stats::Stats;
 use crate::typed::prelude::*;
 
+/// Transparent huge page size on x86_64 and aarch64 (4 KiB base pages).
+const HUGE_PAGE: usize = 2 << 20;
+
 /// The first commit step; later ones double up to [`VmOptions::commit_batch`].
 const FIRST_BATCH: usize = 64 * 1024;
 
@@ -97,6 +100,10 @@ impl VmOptions {
     /// Whether to ask for transparent huge pages (`MADV_HUGEPAGE`). Off by default:
     /// on virtual machines that hand idle memory back to their host, huge pages can make
     /// first touch several times slower. Measure before turning it on.
+    ///
+    /// With huge pages, memory is committed in whole aligned 2 MiB blocks (a huge page
+    /// needs its whole block committed at once), so the arena holds up to 2 MiB more
+    /// than it has handed out.
     pub const fn huge_pages(mut self, on: bool) -> Self {
         self.huge_pages = on;
         self
@@ -492,7 +499,11 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         }
         let have = committed.addr() - base;
         let batch = self.next_batch.get();
-        let want = need.max(have.saturating_add(batch)).min(cap);
+        let mut want = need.max(have.saturating_add(batch)).min(cap);
+        if self.options.huge_pages {
+            // End on a 2 MiB boundary, so that every huge page's block is committed whole.
+            want = (round_up(base + want, HUGE_PAGE) - base).min(cap);
+        }
         // SAFETY: `have..want` (page multiples) lies inside the reservation.
         if !unsafe { os::commit(committed, want - have) } {
             return Err(AllocError::OUT_OF_MEMORY);

@@ -320,3 +320,21 @@ fn collections_grow_in_place_on_a_vm_arena() {
     let v = bumpdown::vec![in &arena; 1u64, 2, 3];
     assert_eq!(v.iter().sum::<u64>(), 6);
 }
+
+#[test]
+fn huge_pages_commit_whole_aligned_blocks() {
+    // A huge page needs its whole 2 MiB block committed at once, so with huge pages the
+    // committed part always ends on a 2 MiB boundary (or at the reservation's end).
+    let arena: VmArena = VmArena::with_options(VmOptions::new(16 * MIB).huge_pages(true));
+    let first = arena.alloc(1u8) as *const u8;
+    let end = first.addr() + arena.allocated_bytes();
+    assert_eq!(end % (2 * MIB), 0, "committed up to {end:#x}");
+    let block = arena.alloc_layout(Layout::from_size_align(3 * MIB, 1).unwrap()).as_ptr();
+    // SAFETY: a live block of 3 MiB; only its ends are written (this runs under Miri too).
+    unsafe {
+        block.write(7);
+        block.add(3 * MIB - 1).write(7);
+    }
+    let end = first.addr() + arena.allocated_bytes();
+    assert!(end % (2 * MIB) == 0 || arena.allocated_bytes() == arena.reserved());
+}
