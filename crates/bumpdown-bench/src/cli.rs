@@ -133,7 +133,7 @@ Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
 report.json, the charts (*.svg) and readme-snippet.md.
 
-  --quick          default: about two minutes on two cores
+  --quick          default: about three minutes on two cores
   --full           more samples and processes
   --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
                    and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the

@@ -165,7 +165,7 @@ impl Report {
         let _ = writeln!(
             md,
             "Measured on {} on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
-             `cargo run --release -p bumpdown-bench` (about two minutes).\n",
+             `cargo run --release -p bumpdown-bench` (about three minutes).\n",
             m.date,
             m.cpu,
             m.cores,
