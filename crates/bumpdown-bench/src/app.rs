@@ -87,7 +87,7 @@ fn run_report(options: Options) -> Result<(), String> {
     let scopes = scopes::measure(&options)?;
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
     let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
-    let seed004 = if options.selects("seed004") { Some(seed004::measure()?) } else { None };
+    let seed004 = if options.selects("seed004") { Some(seed004::measure(&options)?) } else { None };
     let fast_path = options.selects("fast_path").then(fastpath::measure);
     let real_use =
         if options.selects("real_use") { Some(realuse::measure(options.effort.real_use_runs())?) } else { None };

@@ -3,7 +3,7 @@
 /// How much measuring to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
-    /// Default: the whole report in well under three minutes on two cores.
+    /// Default: the whole report in about three and a half minutes on two cores.
     Quick,
     /// More samples and processes, for numbers worth publishing.
     Full,
@@ -133,7 +133,7 @@ Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
 report.json, the charts (*.svg) and readme-snippet.md.
 
-  --quick          default: about three minutes on two cores
+  --quick          default: about three and a half minutes on two cores
   --full           more samples and processes
   --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
                    and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the

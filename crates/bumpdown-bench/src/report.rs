@@ -146,7 +146,7 @@ impl Report {
             programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004);
+            seed004_section(&mut md, seed004, crate::seed004::rounds(self.options.effort));
         }
         md
     }
@@ -165,7 +165,7 @@ impl Report {
         let _ = writeln!(
             md,
             "Measured on {} on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
-             `cargo run --release -p bumpdown-bench` (about three minutes).\n",
+             `cargo run --release -p bumpdown-bench` (about three and a half minutes).\n",
             m.date,
             m.cpu,
             m.cores,
@@ -207,7 +207,7 @@ impl Report {
             programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004);
+            seed004_section(&mut md, seed004, crate::seed004::rounds(self.options.effort));
         }
         // The sections link their charts by bare file name; point them at the README's copies.
         for file in [charts::REAL_USE_FILE, charts::SCOPES_FILE, "seed004.svg"] {
@@ -928,13 +928,13 @@ fn real_use_section(md: &mut String, r: &RealUse) {
     let _ = writeln!(md, "![real use: parse, evaluate and drop ms per way]({})\n", charts::REAL_USE_FILE);
 }
 
-fn seed004_section(md: &mut String, results: &[Seed004Result]) {
+fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
     let _ = writeln!(md, "## Seed-004: ten million 64-byte allocations\n");
     let _ = writeln!(
         md,
         "- Each contender runs in its own process: {} allocations of {} bytes, each written in \
          full; then everything is freed at once (arena `reset`, or the `free`s); then all {} again \
-         (pass 2, warm).\n\
+         (pass 2, warm). The whole list runs {} times, interleaved; each figure is the median.\n\
          - Arenas start empty (`new()`), so pass 1 includes chunk growth and page faults; a page \
          fault maps one fresh 4 KiB page, so a warm pass without faults reused all of its memory.\n\
          - `bare-bump` moves a pointer through a buffer written in full beforehand: the floor. \
@@ -945,6 +945,7 @@ fn seed004_section(md: &mut String, results: &[Seed004Result]) {
         thousands(seed004::COUNT),
         seed004::SIZE,
         thousands(seed004::COUNT),
+        rounds,
         seed004::PAYLOAD / 1_000_000
     );
     let floor = results.iter().find(|r| r.name == seed004::BARE_BUMP).map(|r| r.warm.ns);

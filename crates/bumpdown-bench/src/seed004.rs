@@ -25,6 +25,7 @@ use std::time::Instant;
 
 use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
+use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
 use crate::speed::Progress;
@@ -73,17 +74,46 @@ pub fn names() -> Vec<String> {
 }
 
 /// Parent side: runs one child per contender.
-pub fn measure() -> Result<Vec<Seed004Result>, String> {
+pub fn measure(options: &Options) -> Result<Vec<Seed004Result>, String> {
     let names = names();
-    let mut progress = Progress::new("seed004".to_owned(), names.len());
-    let mut results = Vec::new();
-    for name in names {
-        progress.show(&name);
-        let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()])?;
-        results.push(parse(&output).ok_or_else(|| format!("seed004 child {name}: bad output {output:?}"))?);
+    let rounds = rounds(options.effort);
+    let mut progress = Progress::new("seed004".to_owned(), names.len() * rounds);
+    let mut runs: Vec<Vec<Seed004Result>> = vec![Vec::new(); names.len()];
+    for _ in 0..rounds {
+        for (name, runs) in names.iter().zip(&mut runs) {
+            progress.show(name);
+            let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()])?;
+            runs.push(parse(&output).ok_or_else(|| format!("seed004 child {name}: bad output {output:?}"))?);
+        }
     }
     progress.done();
-    Ok(results)
+    Ok(runs.iter().map(|runs| median_run(runs)).collect())
+}
+
+/// Rounds of the whole contender list: every contender runs once per round, so a change in
+/// the host's speed during the measurement touches them all alike. (One round alone put the
+/// same `VmArena` warm pass anywhere from 0.9x to 1.8x glibc's speed.)
+pub fn rounds(effort: Effort) -> usize {
+    match effort {
+        Effort::Quick => 3,
+        Effort::Full => 5,
+    }
+}
+
+/// The median of each figure over one contender's runs (at least one).
+fn median_run(runs: &[Seed004Result]) -> Seed004Result {
+    let median = |f: &dyn Fn(&Seed004Result) -> f64| {
+        let mut v: Vec<f64> = runs.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Seed004Result {
+        name: runs[0].name.clone(),
+        cold: Pass { ns: median(&|r| r.cold.ns), faults: median(&|r| r.cold.faults as f64) as u64 },
+        warm: Pass { ns: median(&|r| r.warm.ns), faults: median(&|r| r.warm.faults as f64) as u64 },
+        release_ms: median(&|r| r.release_ms),
+        peak_rss: median(&|r| r.peak_rss as f64) as u64,
+    }
 }
 
 fn parse(output: &str) -> Option<Seed004Result> {
