@@ -19,7 +19,7 @@ use core::alloc::Layout;
 use core::ptr;
 
 use crate::classes::CLASS_MAX;
-use crate::region::{HUGE, PAGE};
+use crate::region::{self, HUGE, PAGE};
 
 /// Whether `layout` is served by a mapping of its own when the region does not serve it.
 #[inline(always)]
@@ -49,22 +49,9 @@ pub fn alloc(size: usize, huge: bool) -> *mut u8 {
     let Some(total) = len.checked_add(if huge { HUGE - PAGE } else { 0 }) else {
         return ptr::null_mut();
     };
-    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
-    // no existing memory.
-    let mapped = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            total,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if mapped == libc::MAP_FAILED {
+    let Some(mapped) = region::map_fresh(total) else {
         return ptr::null_mut();
-    }
-    let mapped = mapped.cast::<u8>();
+    };
     if !huge {
         return mapped;
     }

@@ -194,22 +194,9 @@ pub fn decide_huge_pages() {
 /// cheap enough to use here (see [`HUGE_FAULT_BUDGET_NS`]).
 fn huge_pages_are_cheap() -> bool {
     let total = 2 * HUGE;
-    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
-    // no existing memory.
-    let mapped = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            total,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if mapped == libc::MAP_FAILED {
+    let Some(mapped) = map_fresh(total) else {
         return false;
-    }
-    let mapped = mapped.cast::<u8>();
+    };
     // SAFETY: the first 2 MiB boundary is less than 2 MiB in, so the 2 MiB from there lie
     // inside the 4 MiB mapping, which is ours alone.
     let page = unsafe { mapped.add(mapped.addr().wrapping_neg() & (HUGE - 1)) };
@@ -222,6 +209,24 @@ fn huge_pages_are_cheap() -> bool {
     // SAFETY: the mapping made above, used by nobody else.
     unsafe { libc::munmap(mapped.cast(), total) };
     advised && elapsed <= HUGE_FAULT_BUDGET_NS
+}
+
+/// Maps `len` bytes of fresh zeroed read-write memory (private, anonymous) wherever the
+/// kernel likes, or `None`. Allocates nothing.
+pub(crate) fn map_fresh(len: usize) -> Option<*mut u8> {
+    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
+    // no existing memory.
+    let mapped = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (mapped != libc::MAP_FAILED).then(|| mapped.cast())
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (0 if the clock cannot be read). Allocates nothing.
