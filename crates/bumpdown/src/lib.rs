@@ -75,6 +75,8 @@ mod fixed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod os;
 mod poison;
+#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+mod populate;
 mod realloc;
 mod scope;
 #[cfg(feature = "std")]
@@ -102,7 +104,7 @@ pub use crate::stats::Stats;
 #[cfg(feature = "std")]
 pub use crate::sync::{LocalArena, SyncArena};
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
-pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard, DEFAULT_COMMIT_BATCH};
+pub use crate::vm::{ResetPolicy, VmArena, VmOptions, VmScopeGuard, BACKGROUND_AHEAD, DEFAULT_COMMIT_BATCH};
 
 /// The README's examples, run as doctests so they stay true.
 #[cfg(doctest)]

@@ -9,7 +9,7 @@
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
 
-use core::cell::Cell;
+use core::cell::{Cell, OnceCell};
 use core::fmt;
 use core::ops::Deref;
 
@@ -17,6 +17,7 @@ use crate::bump::Bump;
 use crate::bumping::{round_down, round_up, MAX_END};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 use crate::os::{self, PAGE};
+use crate::populate::Populator;
 use crate::stats::Stats;
 use crate::typed::prelude::*;
 
@@ -35,6 +36,20 @@ const FIRST_BATCH: usize = 64 * 1024;
 /// with 64 KiB (more system calls) and 48-49 ns with 8 MiB, slower than page faults in a
 /// chunked arena (44-46 ns). The `mprotect` and `madvise` per batch cost about 1% of that.
 pub const DEFAULT_COMMIT_BATCH: usize = 128 * 1024;
+
+/// How far at most the populating thread of [`VmOptions::populate_in_background`]
+/// works ahead of the bump pointer: 16 MiB. Nearer the start it is the size of the
+/// arena so far (at least one commit batch), so a small arena holds at most about twice
+/// what it has handed out.
+pub const BACKGROUND_AHEAD: usize = 16 << 20;
+
+/// Bytes per system call of the populating thread: one huge page's block.
+const BACKGROUND_PIECE: usize = HUGE_PAGE;
+
+/// With a populating thread, memory is made readable and writable this much further
+/// than the thread is asked to go, so that the arena changes protections rarely: an
+/// `mprotect` waits for the thread's populating call in progress to finish.
+const PREPARE_STEP: usize = 64 << 20;
 
 /// What [`VmArena::reset`] does with the pages the arena used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +79,7 @@ pub struct VmOptions {
     reserve: usize,
     commit_batch: usize,
     populate: bool,
+    background: bool,
     huge_pages: bool,
     reset: ResetPolicy,
 }
@@ -77,6 +93,7 @@ impl VmOptions {
             reserve: bytes,
             commit_batch: DEFAULT_COMMIT_BATCH,
             populate: true,
+            background: false,
             huge_pages: false,
             reset: ResetPolicy::KeepPages,
         }
@@ -94,6 +111,45 @@ impl VmOptions {
     /// of the seed-004 workload about 1.35x faster (see [`DEFAULT_COMMIT_BATCH`]).
     pub const fn populate(mut self, on: bool) -> Self {
         self.populate = on;
+        if !on {
+            self.background = false;
+        }
+        self
+    }
+
+    /// Whether a thread of the arena's own populates pages ahead of the bump pointer, so
+    /// that page faults and the kernel's zeroing of fresh pages run on another core while
+    /// the program writes the pages populated before. Off by default; turns
+    /// [`populate`](VmOptions::populate) on.
+    ///
+    /// The thread starts at the arena's first commit (an arena that never allocates has
+    /// none), stays up to [`BACKGROUND_AHEAD`] bytes ahead, sleeps when it has caught up,
+    /// and is joined when the arena is dropped. Memory it has populated ahead counts in
+    /// [`allocated_bytes`](VmArena::allocated_bytes), and never goes past the
+    /// [allocation limit](VmArena::set_allocation_limit). Where no thread can be made,
+    /// the arena populates on its own, as without this option.
+    ///
+    /// It needs a core with nothing else to do, and it pays off only where faults are
+    /// mostly the kernel zeroing memory, that is with [`huge_pages`](VmOptions::huge_pages).
+    /// Measured on the seed-004 workload (2-core Xeon VM), in a C model of it first: with
+    /// huge pages the first pass took 0.35-0.5x the time of 4 KiB first-touch faults
+    /// when the second core was idle; with 4 KiB pages the thread gained nothing (both
+    /// cores wait on the same page-table locks); and with the second core busy it
+    /// gained nothing either, since the thread then takes turns with the program. The
+    /// benchmark report's seed-004 table has a row for it, with the CPU time it costs.
+    ///
+    /// ```
+    /// use bumpdown::{VmArena, VmOptions};
+    ///
+    /// let arena: VmArena = VmArena::with_options(VmOptions::new(1 << 30).huge_pages(true).populate_in_background(true));
+    /// let block = arena.alloc_slice_fill_copy(1 << 20, 7u8);
+    /// assert!(block.iter().all(|&b| b == 7));
+    /// ```
+    pub const fn populate_in_background(mut self, on: bool) -> Self {
+        self.background = on;
+        if on {
+            self.populate = true;
+        }
         self
     }
 
@@ -152,7 +208,11 @@ pub struct VmArena<const MIN_ALIGN: usize = 1> {
     //   reservation's provenance; `top % MIN_ALIGN == 0`;
     // * `base..top` holds the allocations; `top..committed` is free, readable and
     //   writable; `committed..base + reserved` is reserved but inaccessible;
-    // * `committed - base` is a multiple of `PAGE`, and `base + reserved <= MAX_END`.
+    // * `committed - base` is a multiple of `PAGE`, and `base + reserved <= MAX_END`;
+    // * `committed <= prepared <= base + reserved`: `committed..prepared` is readable and
+    //   writable too, made so ahead of use for the populating thread (`prepared ==
+    //   committed` without one), and never goes back to inaccessible. `prepared - base`
+    //   is a multiple of `PAGE` and at most the allocation limit when it was raised.
     // `top` and `committed` come first (`repr(C)`), as `Arena`'s `top` and `bottom` do.
     top: Cell<*mut u8>,
     committed: Cell<*mut u8>,
@@ -168,6 +228,12 @@ pub struct VmArena<const MIN_ALIGN: usize = 1> {
     limit: Cell<usize>,
     /// The next commit step.
     next_batch: Cell<usize>,
+    /// End of the readable and writable part (an address; see the invariant above).
+    prepared: Cell<usize>,
+    /// The populating thread, started at the first commit when the options ask for one
+    /// (`None` inside if the system refused a thread). Dropped before the reservation
+    /// is released.
+    populator: OnceCell<Option<Populator>>,
     options: VmOptions,
     ledger: Ledger,
 }
@@ -241,6 +307,8 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
             peak: Cell::new(0),
             limit: Cell::new(usize::MAX),
             next_batch: Cell::new(FIRST_BATCH.min(options.commit_batch)),
+            prepared: Cell::new(base_addr),
+            populator: OnceCell::new(),
             options,
             ledger: Ledger::new(),
         })
@@ -251,10 +319,12 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         self.reserved
     }
 
-    /// Bytes committed (usable without a system call): what the arena holds from the
-    /// system.
+    /// Bytes committed (usable without a system call), or populated ahead by the
+    /// [populating thread](VmOptions::populate_in_background) if that is further: what
+    /// the arena holds from the system.
     pub fn allocated_bytes(&self) -> usize {
-        self.committed.get().addr() - self.base_addr()
+        let populated = self.populator.get().and_then(Option::as_ref).map_or(0, Populator::asked);
+        self.committed.get().addr().max(populated) - self.base_addr()
     }
 
     /// Same as [`allocated_bytes`](VmArena::allocated_bytes): a `VmArena` keeps no
@@ -504,17 +574,62 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
             // End on a 2 MiB boundary, so that every huge page's block is committed whole.
             want = (round_up(base + want, HUGE_PAGE) - base).min(cap);
         }
-        // SAFETY: `have..want` (page multiples) lies inside the reservation.
-        if !unsafe { os::commit(committed, want - have) } {
-            return Err(AllocError::OUT_OF_MEMORY);
+        let populator = self.populator();
+        // With a populating thread: ask it to work ahead of `want`, on memory made usable
+        // in large steps (changing protections stalls while the thread populates).
+        let (ahead, prepare) = match populator {
+            Some(_) => {
+                let ahead = want.clamp(self.options.commit_batch, BACKGROUND_AHEAD);
+                let ahead = (round_up(base + want.saturating_add(ahead), HUGE_PAGE) - base).min(cap);
+                (
+                    ahead,
+                    if ahead > self.prepared.get() - base { ahead.saturating_add(PREPARE_STEP).min(cap) } else { 0 },
+                )
+            }
+            None => (want, want),
+        };
+        if self.prepare(prepare).is_err() {
+            self.prepare(want)?;
         }
-        if self.options.populate {
-            // SAFETY: just committed.
-            unsafe { os::populate(committed, want - have) };
+        match populator {
+            // SAFETY: the end asked for is at most `prepared`, so everything from the
+            // thread's start (the reservation's base) up to it is readable and writable,
+            // and stays mapped until the thread is joined (in `drop`, before the
+            // reservation is released).
+            Some(populator) => unsafe { populator.ask(base + want, (base + ahead).min(self.prepared.get())) },
+            // SAFETY: `have..want` was just made readable and writable.
+            None if self.options.populate => unsafe { os::populate(committed, want - have) },
+            None => {}
         }
         self.committed.set(committed.wrapping_add(want - have));
         self.next_batch.set(batch.saturating_mul(2).min(self.options.commit_batch));
         Ok(())
+    }
+
+    /// Makes the reservation readable and writable up to `end` bytes from its base
+    /// (`end <= reserved`, a page multiple).
+    fn prepare(&self, end: usize) -> Result<(), AllocError> {
+        let from = self.prepared.get();
+        let to = self.base_addr() + end;
+        if to <= from {
+            return Ok(());
+        }
+        // SAFETY: `from..to` (page multiples, as `prepared` and `end` are) lies inside
+        // the reservation.
+        if !unsafe { os::commit(self.base.as_ptr().with_addr(from), to - from) } {
+            return Err(AllocError::OUT_OF_MEMORY);
+        }
+        self.prepared.set(to);
+        Ok(())
+    }
+
+    /// The populating thread, started on first use if the options ask for one.
+    fn populator(&self) -> Option<&Populator> {
+        // Populating is a Linux system call (and Miri runs none).
+        if !self.options.background || !cfg!(target_os = "linux") || cfg!(miri) {
+            return None;
+        }
+        self.populator.get_or_init(|| Populator::start(self.base_addr(), BACKGROUND_PIECE)).as_ref()
     }
 
     /// The slow path: the committed part has no room for `size` bytes aligned to
@@ -718,7 +833,10 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 
 impl<const MIN_ALIGN: usize> Drop for VmArena<MIN_ALIGN> {
     fn drop(&mut self) {
-        // SAFETY: the whole reservation; `&mut self` proves nothing points into it.
+        // Stop and join the populating thread first: it works on the reservation.
+        drop(self.populator.take());
+        // SAFETY: the whole reservation; `&mut self` proves nothing points into it, and
+        // no thread works on it any more.
         unsafe { os::release(self.base, self.reserved) }
     }
 }

@@ -338,3 +338,86 @@ fn huge_pages_commit_whole_aligned_blocks() {
     let end = first.addr() + arena.allocated_bytes();
     assert!(end % (2 * MIB) == 0 || arena.allocated_bytes() == arena.reserved());
 }
+
+/// Threads of this process whose name is `name`, from /proc (Linux only).
+#[cfg(target_os = "linux")]
+fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .filter(|comm| comm.trim_end() == name)
+        .count()
+}
+
+/// `threads_named(name)` once it is `n`, or after 10 s whatever it is then: a new thread
+/// names itself once it runs, which may take a moment on a busy machine.
+#[cfg(target_os = "linux")]
+fn threads_named_once(name: &str, n: usize) -> usize {
+    let start = std::time::Instant::now();
+    loop {
+        let count = threads_named(name);
+        if count == n || start.elapsed().as_secs() >= 10 {
+            return count;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+// The only test of this file that makes a populating thread, so the thread counts below
+// see no other test's.
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(miri, ignore = "Miri runs no system calls, so the arena starts no thread")]
+fn a_populating_thread_works_ahead_within_the_limit_and_is_joined_on_drop() {
+    let options = VmOptions::new(1 << 36).huge_pages(true).populate_in_background(true);
+    let arena: VmArena = VmArena::with_options(options);
+    assert_eq!(threads_named_once("bd-populate", 0), 0, "started before the first commit");
+    // Many blocks across many commits, each filled with its own byte and checked at the
+    // end: the thread's populating must never change what the program wrote.
+    let mut blocks = Vec::new();
+    for i in 0..20_000usize {
+        blocks.push((arena.alloc_slice_fill_copy(1000 + i % 3000, i as u8), i as u8));
+    }
+    assert_eq!(threads_named_once("bd-populate", 1), 1);
+    for (block, byte) in &blocks {
+        assert!(block.iter().all(|b| b == byte));
+    }
+    // Ahead of use, but not by more than `BACKGROUND_AHEAD` and a huge page's rounding.
+    let used = arena.stats().used;
+    let held = arena.allocated_bytes();
+    assert!(held > used && held <= used + bumpdown::BACKGROUND_AHEAD + 4 * MIB, "{used} used, {held} held");
+    drop(blocks);
+    drop(arena);
+    assert_eq!(threads_named_once("bd-populate", 0), 0, "the thread outlived its arena");
+
+    // Working ahead stays within the limit.
+    let arena: VmArena = VmArena::with_options(options);
+    let limit = 6 * MIB;
+    arena.set_allocation_limit(Some(limit));
+    let mut total = 0;
+    while let Ok(block) = arena.try_alloc_slice_fill_copy(100_000, 1u8) {
+        total += block.len();
+    }
+    assert!(
+        total > limit - 200_000 && arena.allocated_bytes() <= limit,
+        "{total} allocated, {} held",
+        arena.allocated_bytes()
+    );
+    // An arena that never allocates has no thread.
+    let idle: VmArena = VmArena::with_options(options);
+    assert_eq!(threads_named_once("bd-populate", 1), 1);
+    drop((arena, idle));
+    assert_eq!(threads_named_once("bd-populate", 0), 0);
+}
+
+#[test]
+fn background_populating_without_populating_is_off() {
+    // `populate(false)` after `populate_in_background(true)` turns both off, and the
+    // other order turns both on: the two never disagree.
+    let off = VmOptions::new(MIB).populate_in_background(true).populate(false);
+    assert_eq!(off, VmOptions::new(MIB).populate(false));
+    let on = VmOptions::new(MIB).populate(false).populate_in_background(true);
+    assert_eq!(on, VmOptions::new(MIB).populate_in_background(true));
+    let arena: VmArena = VmArena::with_options(off);
+    assert_eq!(*arena.alloc(3u16), 3);
+}
