@@ -740,8 +740,8 @@ mod tests {
     fn every_chart_of_a_tiny_report_is_well_formed() {
         let seed = vec![Seed004Result {
             name: "bumpdown".to_owned(),
-            cold: Pass { ns: 3.0, faults: 10 },
-            warm: Pass { ns: 1.0, faults: 0 },
+            cold: Pass { ns: 3.0, faults: 10, cpu_ns: 3.0 },
+            warm: Pass { ns: 1.0, faults: 0, cpu_ns: 1.0 },
             release_ms: 0.1,
             peak_rss: 1 << 20,
         }];

@@ -454,6 +454,8 @@ impl Report {
                                 ("contender", r.name.clone().into()),
                                 ("cold_ns_per_alloc", r.cold.ns.into()),
                                 ("warm_ns_per_alloc", r.warm.ns.into()),
+                                ("cold_cpu_ns_per_alloc", r.cold.cpu_ns.into()),
+                                ("warm_cpu_ns_per_alloc", r.warm.cpu_ns.into()),
                                 ("cold_page_faults", (r.cold.faults as f64).into()),
                                 ("warm_page_faults", (r.warm.faults as f64).into()),
                                 ("release_ms", r.release_ms.into()),
@@ -941,6 +943,8 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
          `bare-bump (fresh pages)` does the same over a buffer never touched: its pass 1 is the \
          first-touch floor (one fault per 4 KiB page) that an arena growing on fresh memory \
          pays unless it populates pages ahead; *cold vs first touch* compares pass 1 with it.\n\
+         - *Pass 1 CPU* is the process's user and system time per allocation, every thread \
+         counted: above the wall time when a thread of the allocator's works alongside.\n\
          - Peak RSS is the child's `getrusage` `ru_maxrss`, compared with the {} MB payload.\n",
         thousands(seed004::COUNT),
         seed004::SIZE,
@@ -954,7 +958,7 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
         |x: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map_or("—".to_owned(), |b| format!("{:.2}x", x / b));
     let _ = writeln!(
         md,
-        "| contender | pass 1 (cold) ns/alloc | cold vs first touch | pass 2 (warm) ns/alloc | warm vs bare bump | page faults pass 1 / 2 | free between passes | peak RSS | peak RSS / payload |\n|---|---|---|---|---|---|---|---|---|"
+        "| contender | pass 1 (cold) ns/alloc | cold vs first touch | pass 1 CPU ns/alloc | pass 2 (warm) ns/alloc | warm vs bare bump | page faults pass 1 / 2 | free between passes | peak RSS | peak RSS / payload |\n|---|---|---|---|---|---|---|---|---|---|"
     );
     for r in results {
         let versus = ratio(r.warm.ns, floor);
@@ -962,9 +966,10 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
         let release = if r.release_ms > 0.0 { format!("{:.1} ms", r.release_ms) } else { "—".to_owned() };
         let _ = writeln!(
             md,
-            "| {} | {} | {cold_versus} | {} | {versus} | {} / {} | {release} | {:.0} MB | {:.2}x |",
+            "| {} | {} | {cold_versus} | {} | {} | {versus} | {} / {} | {release} | {:.0} MB | {:.2}x |",
             r.name,
             ns(r.cold.ns),
+            ns(r.cold.cpu_ns),
             ns(r.warm.ns),
             r.cold.faults,
             r.warm.faults,

@@ -49,6 +49,7 @@ const MIMALLOC_EACH: &str = "mimalloc-free-each";
 const VM_RELEASE: &str = "VmArena (release pages)";
 const VM_NO_POPULATE: &str = "VmArena (no populate)";
 const VM_HUGE: &str = "VmArena (huge pages)";
+const VM_BACKGROUND: &str = "VmArena (huge pages, populating thread)";
 
 /// One contender's run.
 #[derive(Clone, Debug)]
@@ -69,7 +70,9 @@ pub struct Seed004Result {
 pub fn names() -> Vec<String> {
     let mut names = vec![BARE_BUMP.to_owned(), FIRST_TOUCH.to_owned()];
     names.extend(contenders::names().into_iter().map(str::to_owned));
-    names.extend([VM_RELEASE, VM_NO_POPULATE, VM_HUGE, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned));
+    names.extend(
+        [VM_RELEASE, VM_NO_POPULATE, VM_HUGE, VM_BACKGROUND, MALLOC_EACH, MIMALLOC_EACH, MALLOC_ALL].map(str::to_owned),
+    );
     names
 }
 
@@ -109,8 +112,16 @@ fn median_run(runs: &[Seed004Result]) -> Seed004Result {
     };
     Seed004Result {
         name: runs[0].name.clone(),
-        cold: Pass { ns: median(&|r| r.cold.ns), faults: median(&|r| r.cold.faults as f64) as u64 },
-        warm: Pass { ns: median(&|r| r.warm.ns), faults: median(&|r| r.warm.faults as f64) as u64 },
+        cold: Pass {
+            ns: median(&|r| r.cold.ns),
+            faults: median(&|r| r.cold.faults as f64) as u64,
+            cpu_ns: median(&|r| r.cold.cpu_ns),
+        },
+        warm: Pass {
+            ns: median(&|r| r.warm.ns),
+            faults: median(&|r| r.warm.faults as f64) as u64,
+            cpu_ns: median(&|r| r.warm.cpu_ns),
+        },
         release_ms: median(&|r| r.release_ms),
         peak_rss: median(&|r| r.peak_rss as f64) as u64,
     }
@@ -123,12 +134,14 @@ fn parse(output: &str) -> Option<Seed004Result> {
     }
     let name = fields.next()?.to_owned();
     let mut number = || fields.next()?.parse::<f64>().ok();
+    let (cold_ns, cold_faults, warm_ns, warm_faults) = (number()?, number()? as u64, number()?, number()? as u64);
+    let (release_ms, peak_rss) = (number()?, number()? as u64);
     Some(Seed004Result {
         name,
-        cold: Pass { ns: number()?, faults: number()? as u64 },
-        warm: Pass { ns: number()?, faults: number()? as u64 },
-        release_ms: number()?,
-        peak_rss: number()? as u64,
+        cold: Pass { ns: cold_ns, faults: cold_faults, cpu_ns: number()? },
+        warm: Pass { ns: warm_ns, faults: warm_faults, cpu_ns: number()? },
+        release_ms,
+        peak_rss,
     })
 }
 
@@ -143,6 +156,7 @@ pub fn child_main(name: &str) -> Result<(), String> {
         VM_RELEASE => vm_arena(VmOptions::new(VM_RESERVE).reset_policy(ResetPolicy::ReleaseAbove(0))),
         VM_NO_POPULATE => vm_arena(VmOptions::new(VM_RESERVE).populate(false)),
         VM_HUGE => vm_arena(VmOptions::new(VM_RESERVE).huge_pages(true)),
+        VM_BACKGROUND => vm_arena(VmOptions::new(VM_RESERVE).huge_pages(true).populate_in_background(true)),
         _ => {
             let mut run = ArenaRun { name, result: None };
             contenders::visit_all(&mut run);
@@ -150,12 +164,14 @@ pub fn child_main(name: &str) -> Result<(), String> {
         }
     };
     println!(
-        "seed004\t{name}\t{}\t{}\t{}\t{}\t{release_ms}\t{}",
+        "seed004\t{name}\t{}\t{}\t{}\t{}\t{release_ms}\t{}\t{}\t{}",
         cold.ns,
         cold.faults,
         warm.ns,
         warm.faults,
-        usage().peak_rss
+        usage().peak_rss,
+        cold.cpu_ns,
+        warm.cpu_ns
     );
     Ok(())
 }
@@ -167,6 +183,9 @@ pub struct Pass {
     pub ns: f64,
     /// Minor page faults during the pass (each maps a fresh page).
     pub faults: u64,
+    /// CPU time of the whole process (every thread, user and system) per allocation,
+    /// in ns: more than `ns` when a thread of the allocator's works alongside.
+    pub cpu_ns: f64,
 }
 
 /// A contender's whole run.
@@ -179,13 +198,18 @@ struct Run {
 /// Times one pass of `step(i)` for every `i`.
 #[inline(always)]
 fn pass(mut step: impl FnMut(usize)) -> Pass {
-    let faults_before = usage().minor_faults;
+    let before = usage();
     let start = Instant::now();
     for i in 0..COUNT {
         step(i);
     }
     let ns = start.elapsed().as_nanos() as f64 / COUNT as f64;
-    Pass { ns, faults: usage().minor_faults - faults_before }
+    let after = usage();
+    Pass {
+        ns,
+        faults: after.minor_faults - before.minor_faults,
+        cpu_ns: (after.cpu_ns - before.cpu_ns) as f64 / COUNT as f64,
+    }
 }
 
 /// The bytes every contender writes for allocation `i`.
@@ -359,6 +383,8 @@ struct Usage {
     peak_rss: u64,
     /// Minor page faults so far.
     minor_faults: u64,
+    /// User and system CPU time of every thread so far, ns.
+    cpu_ns: u64,
 }
 
 fn usage() -> Usage {
@@ -371,6 +397,12 @@ fn usage() -> Usage {
         // Linux reports kilobytes (KiB).
         peak_rss: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
         minor_faults: u64::try_from(usage.ru_minflt).unwrap_or(0),
+        cpu_ns: [usage.ru_utime, usage.ru_stime]
+            .iter()
+            .map(|t| {
+                u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(t.tv_usec).unwrap_or(0) * 1000
+            })
+            .sum(),
     }
 }
 
@@ -380,9 +412,10 @@ mod tests {
 
     #[test]
     fn parses_child_lines() {
-        let line = "seed004\tbumpalo\t1.5\t160000\t0.9\t3\t12\t700000000\n";
+        let line = "seed004\tbumpalo\t1.5\t160000\t0.9\t3\t12\t700000000\t1.75\t0.5\n";
         let result = parse(line).unwrap();
         assert_eq!(result.name, "bumpalo");
+        assert_eq!((result.cold.cpu_ns, result.warm.cpu_ns), (1.75, 0.5));
         assert_eq!(result.warm.ns, 0.9);
         assert_eq!(result.cold.faults, 160_000);
         assert_eq!(result.peak_rss, 700_000_000);
