@@ -335,6 +335,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
         if need > self.max_class.get() / BIG_DIVISOR {
+            debug_assert!(!Self::lands_at_top(size, align));
             return self.alloc_big(size, align, need);
         }
         let chunk = match self.take_spare(size, align) {
@@ -344,6 +345,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.install(chunk);
         // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
         self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
+    }
+
+    /// Whether `alloc_slow` places every block of this size and alignment at the bump
+    /// pointer it leaves (so the block is the new `top`): true for requests that can never
+    /// go out of band, whose chunk needs at most the first chunk's size over
+    /// `BIG_DIVISOR` (the cap on chunk sizes is never below the first chunk's). Folds to a
+    /// constant for constant arguments.
+    #[inline(always)]
+    pub(crate) fn lands_at_top(size: usize, align: usize) -> bool {
+        chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
     }
 
     /// The slow path of the plain (panicking) methods.
@@ -417,6 +428,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     fn install(&self, chunk: Chunk) {
         self.update_peak();
         self.bump_epoch();
+        // The new epoch stamps the chunk: a scope entered before knows it came after
+        // (see `chunk_at_epoch`).
+        chunk.set_serial(self.epoch.get());
         let old = self.current.get();
         if let Some(old) = old {
             let top = self.top.get().addr();
@@ -653,6 +667,18 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             // invariant). The position is the same, "nothing in regular chunks".
             self.adopt_spare();
         }
+    }
+
+    /// The chunk that was current when the epoch was `epoch` (`None`: no chunk), for a
+    /// position saved then that the arena has only moved forward from: the newest chunk
+    /// of the `prev` chain made current by then. The chunks made current since have
+    /// higher stamps (`ChunkHeader::serial`), and the chain's stamps decrease.
+    pub(crate) fn chunk_at_epoch(&self, epoch: u64) -> Option<Chunk> {
+        let mut cursor = self.current.get();
+        while let Some(chunk) = cursor.filter(|c| c.serial() > epoch) {
+            cursor = chunk.prev();
+        }
+        cursor
     }
 
     /// Makes the first spare chunk current, if there is one and no current chunk. Moves
@@ -955,6 +981,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 assert_eq!(bottom, cur.bottom_addr(), "bottom is not the current chunk's");
                 assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
             }
+        }
+        let mut newer_stamp = self.epoch.get() + 1;
+        let mut cursor = self.current.get();
+        while let Some(chunk) = cursor {
+            assert!(chunk.serial() < newer_stamp, "install stamps out of order along the chunk chain");
+            newer_stamp = chunk.serial();
+            cursor = chunk.prev();
         }
         let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
         let mut newer_serial = self.epoch.get() + 1;

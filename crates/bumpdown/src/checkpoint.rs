@@ -72,27 +72,17 @@ pub(crate) struct RawCheckpoint {
     pub(crate) epoch: u64,
 }
 
-/// Where a scope of an [`Arena`] began, in three words: the arena's epoch stamps its
-/// out-of-band chunks and checkpoints, so it stands in for `RawCheckpoint::big_made` and
-/// `serial`. A scope's entry and exit copy these words only, and the unwind guard of a
-/// closure scope can keep them in registers.
+/// Where a scope of an [`Arena`] began, in two words. The arena's epoch stamps its
+/// checkpoints and out-of-band chunks, and each chunk when it becomes current, so the
+/// epoch stands in for the rest of a `RawCheckpoint`: `big_made`, `serial`, and the
+/// chunk (`Arena::chunk_at_epoch`). A scope's entry reads and its exit compares these
+/// two words only, and the unwind guard of a closure scope keeps them in registers.
 #[derive(Clone, Copy)]
 pub(crate) struct ScopeEntry {
-    /// The current chunk then (`None`: no chunk).
-    pub(crate) chunk: Option<Chunk>,
     /// The bump pointer then.
     pub(crate) top: *mut u8,
     /// The arena's `epoch` then.
     pub(crate) epoch: u64,
-}
-
-impl ScopeEntry {
-    /// The same position as a checkpoint (without the checks of a public one).
-    #[inline(always)]
-    pub(crate) fn raw(self) -> RawCheckpoint {
-        let ScopeEntry { chunk, top, epoch } = self;
-        RawCheckpoint { chunk, top, big_made: epoch, serial: epoch, epoch }
-    }
 }
 
 /// Why [`Arena::try_rewind`] refused a checkpoint.
@@ -330,7 +320,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// and its exit leaves that chunk current.)
     #[inline(always)]
     pub(crate) fn scope_entry(&self) -> ScopeEntry {
-        ScopeEntry { chunk: self.current.get(), top: self.top(), epoch: self.epoch.get() }
+        ScopeEntry { top: self.top(), epoch: self.epoch.get() }
     }
 
     /// The position now. The epoch stands in for the out-of-band count and the last
@@ -365,26 +355,32 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
         // SAFETY: forwarded from the caller.
-        unsafe { self.exit_scope_outlined(entry.chunk, entry.top, entry.epoch) }
+        let (top, epoch) = unsafe { self.exit_scope_outlined(entry) };
+        // The callee left these values in these fields; storing them again here tells
+        // the compiler what they are after either way out of a scope, so that a loop
+        // of scopes keeps them in registers instead of reloading them at each entry.
+        self.top.set(top);
+        self.epoch.set(epoch);
     }
 
-    /// `exit_scope_slow`'s body. It takes the entry's three words as separate arguments,
-    /// which travel in registers (a struct of three words would be passed through
-    /// memory, so the caller would keep a copy on its stack).
+    /// `exit_scope_slow`'s body; returns the arena's `top` and `epoch` after it.
     ///
     /// # Safety
     /// As for [`restore`](Arena::restore).
     #[cold]
     #[inline(never)]
-    unsafe fn exit_scope_outlined(&self, chunk: Option<Chunk>, top: *mut u8, epoch: u64) {
-        let entry = ScopeEntry { chunk, top, epoch };
-        if self.epoch.get() != entry.epoch {
+    unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
+        let ScopeEntry { top, epoch } = entry;
+        if self.epoch.get() != epoch {
             // Something beyond the bump pointer changed; checkpoints taken inside the
             // scope (if any) die with it.
-            self.ledger.exit(entry.epoch);
+            self.ledger.exit(epoch);
         }
+        // The epoch stamps stand in for the out-of-band count and the last serial.
+        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, big_made: epoch, serial: epoch, epoch };
         // SAFETY: forwarded from the caller.
-        unsafe { self.restore(entry.raw()) }
+        unsafe { self.restore(cp) };
+        (self.top.get(), self.epoch.get())
     }
 }
 

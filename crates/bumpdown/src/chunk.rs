@@ -29,8 +29,10 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 /// * while the chunk is not the arena's current chunk, `saved_top` is the address its
 ///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
 ///   the address of its single allocation;
-/// * `serial` is 0 for a regular chunk; an out-of-band chunk's is the arena's `epoch`
-///   just after it was made, so serials decrease along the `big` list.
+/// * `serial` is the arena's `epoch` just after the chunk was made current (a regular
+///   chunk) or made (an out-of-band chunk): serials decrease along the `big` list and
+///   along the `prev` chain of the current chunk. (A spare chunk's is stale; it gets a
+///   new one when it becomes current.)
 #[repr(C, align(16))]
 pub(crate) struct ChunkHeader {
     pub(crate) prev: *mut ChunkHeader,

@@ -260,7 +260,16 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         // The arena holds the moved pointers (and the error); reading them from there
         // keeps this handle's own address out of the call.
         self.sync_from_arena();
-        result.ok_or_else(|| self.arena.last_error.get())
+        let p = result.ok_or_else(|| self.arena.last_error.get())?;
+        if Arena::<MIN_ALIGN, A>::lands_at_top(size, align) {
+            // Folds for a constant layout. The block is the new `top`: returning the
+            // handle's `top` instead of `p` makes the block and the bump pointer one
+            // value after either path, so the caller's loop needs no register copy.
+            debug_assert_eq!(p.as_ptr(), self.top.get());
+            // SAFETY: `top` is at least MIN_BOTTOM, so not null.
+            return Ok(unsafe { NonNull::new_unchecked(self.top.get()) });
+        }
+        Ok(p)
     }
 
     #[inline(always)]
