@@ -84,6 +84,32 @@ pub fn bumpdown_probe_scope_loop_u64(arena: &mut Arena, n: u64) {
     });
 }
 
+/// `n` rounds of: enter a scope, allocate four `u64`s through it, leave (the bench's
+/// enter / exit kernel). `tests/fast_path_asm.rs` counts the instructions per round.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_scope_enter_exit(arena: &mut Arena, n: u64, v: u64) {
+    for _ in 0..n {
+        arena.scope(|s| {
+            for _ in 0..4 {
+                black_box(s.alloc(v));
+            }
+        });
+    }
+}
+
+/// The same rounds with a guard.
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_guard_enter_exit(arena: &mut Arena, n: u64, v: u64) {
+    for _ in 0..n {
+        let guard = arena.scope_guard();
+        for _ in 0..4 {
+            black_box(guard.alloc(v));
+        }
+    }
+}
+
 /// `VmArena` bumps upwards; its fast path has the same shape.
 #[no_mangle]
 #[inline(never)]
@@ -104,6 +130,19 @@ pub fn bumpdown_probe_vm_alloc_u8(arena: &bumpdown::VmArena, v: u8) -> &mut u8 {
 }
 
 fn main() {
+    // `enter-exit <scope|guard> <rounds>`: only those rounds, for an instruction counter.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, kind, rounds] = &args[..] {
+        assert_eq!(mode, "enter-exit");
+        let rounds: u64 = rounds.parse().expect("rounds");
+        let mut arena = Arena::with_capacity(4096);
+        match kind.as_str() {
+            "scope" => bumpdown_probe_scope_enter_exit(&mut arena, black_box(rounds), black_box(7)),
+            "guard" => bumpdown_probe_guard_enter_exit(&mut arena, black_box(rounds), black_box(7)),
+            _ => panic!("unknown probe {kind}"),
+        }
+        return;
+    }
     let arena = Arena::new();
     run_all(&arena);
     let arena8 = Arena::<8>::new_in(bumpdown::Global);
@@ -113,6 +152,8 @@ fn main() {
     black_box(bumpdown_probe_alloc_str(&arena, "probe"));
     let mut arena = Arena::new();
     bumpdown_probe_scope_loop_u64(&mut arena, 3);
+    bumpdown_probe_scope_enter_exit(&mut arena, 3, 1);
+    bumpdown_probe_guard_enter_exit(&mut arena, 3, 1);
     arena.scope(|s| black_box(*bumpdown_probe_scope_alloc_u64(s, 1)));
     let vm = bumpdown::VmArena::new(1 << 20);
     black_box(bumpdown_probe_vm_alloc_u64(&vm, 1));

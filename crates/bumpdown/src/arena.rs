@@ -87,6 +87,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
     /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
     /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
+    /// It is also the arena's clock: it never decreases (a `u64` bumped once per slow
+    /// event cannot wrap), and each out-of-band chunk and checkpoint takes the value it
+    /// moved to as its serial, so a saved epoch tells which came after it.
     pub(crate) epoch: Cell<u64>,
     /// The current chunk (see the chunk lists below).
     pub(crate) current: Cell<Option<Chunk>>,
@@ -95,11 +98,8 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     /// has handed out no checkpoint, so `reset` only has to move `top` (its fast path).
     pub(crate) dirty: Cell<bool>,
 
-    // Second cache line: what scope entries read besides the above.
-    /// Out-of-band chunks made since the last reset (the newest one's serial). Never
-    /// decreases between resets, so a checkpoint can tell which blocks came after it
-    /// even when older ones were freed one by one.
-    pub(crate) big_made: Cell<usize>,
+    // Second cache line: bookkeeping of the slow paths (scope entries and exits read only
+    // the first).
     /// Checkpoint bookkeeping (see `checkpoint.rs`).
     pub(crate) ledger: Ledger,
     /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
@@ -113,7 +113,10 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // * `current` (above): the chunk `top`/`bottom` point into; its `prev` chain holds the
     //   chunks filled earlier since the last reset, newest first (their `saved_top`
     //   valid).
-    // * `spare`: empty chunks kept by `reset`, in the order they will be used.
+    // * `spare`: empty chunks kept by `reset`, in the order they will be used. Empty
+    //   while there is no current chunk: whatever leaves the arena without one (`reset`,
+    //   `restore_chunks`) makes the first spare current. A scope's entry therefore needs
+    //   no "take a spare first?" check to avoid taking and handing back a chunk every time.
     // * `big`: out-of-band chunks, each holding one allocation at its `saved_top`.
     pub(crate) spare: Cell<Option<Chunk>>,
     pub(crate) big: Cell<Option<Chunk>>,
@@ -220,7 +223,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
             low_top: Cell::new(usize::MAX),
-            big_made: Cell::new(0),
             epoch: Cell::new(0),
             dirty: Cell::new(false),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
@@ -333,6 +335,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
         if need > self.max_class.get() / BIG_DIVISOR {
+            debug_assert!(!Self::lands_at_top(size, align));
             return self.alloc_big(size, align, need);
         }
         let chunk = match self.take_spare(size, align) {
@@ -342,6 +345,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.install(chunk);
         // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
         self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
+    }
+
+    /// Whether `alloc_slow` places every block of this size and alignment at the bump
+    /// pointer it leaves (so the block is the new `top`): true for requests that can never
+    /// go out of band, whose chunk needs at most the first chunk's size over
+    /// `BIG_DIVISOR` (the cap on chunk sizes is never below the first chunk's). Folds to a
+    /// constant for constant arguments.
+    #[inline(always)]
+    pub(crate) fn lands_at_top(size: usize, align: usize) -> bool {
+        chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
     }
 
     /// The slow path of the plain (panicking) methods.
@@ -415,6 +428,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     fn install(&self, chunk: Chunk) {
         self.update_peak();
         self.bump_epoch();
+        // The new epoch stamps the chunk: a scope entered before knows it came after
+        // (see `chunk_at_epoch`).
+        chunk.set_serial(self.epoch.get());
         let old = self.current.get();
         if let Some(old) = old {
             let top = self.top.get().addr();
@@ -450,9 +466,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_saved_top(addr);
         chunk.set_prev(self.big.get());
         self.big.set(Some(chunk));
-        self.big_made.set(self.big_made.get() + 1);
-        chunk.set_serial(self.big_made.get());
+        // The new epoch stamps the chunk: a position saved before has a lower one.
         self.bump_epoch();
+        chunk.set_serial(self.epoch.get());
         self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
         // SAFETY: `addr` is inside the block (bump_checked), which is not null.
         Ok(unsafe { NonNull::new_unchecked(chunk.ptr_at(addr)) })
@@ -520,7 +536,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.ledger.reset();
         self.free_list(self.big.take());
         self.big_used.set(0);
-        self.big_made.set(0);
         // Order the chunks for reuse: those filled since the last reset, oldest first,
         // then the old spares.
         let mut order = self.spare.take();
@@ -647,13 +662,28 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
         self.retired_used.set(used);
         self.retired_wasted.set(wasted);
+        if cp.chunk.is_none() {
+            // Back to no chunk in use: the first spare becomes current (the chunk-list
+            // invariant). The position is the same, "nothing in regular chunks".
+            self.adopt_spare();
+        }
+    }
+
+    /// The chunk that was current when the epoch was `epoch` (`None`: no chunk), for a
+    /// position saved then that the arena has only moved forward from: the newest chunk
+    /// of the `prev` chain made current by then. The chunks made current since have
+    /// higher stamps (`ChunkHeader::serial`), and the chain's stamps decrease.
+    pub(crate) fn chunk_at_epoch(&self, epoch: u64) -> Option<Chunk> {
+        let mut cursor = self.current.get();
+        while let Some(chunk) = cursor.filter(|c| c.serial() > epoch) {
+            cursor = chunk.prev();
+        }
+        cursor
     }
 
     /// Makes the first spare chunk current, if there is one and no current chunk. Moves
     /// no allocation: the arena's position stays "nothing in use".
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn adopt_spare(&self) {
+    fn adopt_spare(&self) {
         if let (None, Some(first)) = (self.current.get(), self.spare.get()) {
             self.spare.set(first.prev());
             self.install(first);
@@ -867,8 +897,18 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Notes the current `top` before memory is given back in the current chunk.
     #[inline(always)]
-    fn mark_low(&self) {
-        self.low_top.set(self.low_top.get().min(self.top.get().addr()));
+    pub(crate) fn mark_low(&self) {
+        self.mark_low_at(self.top.get().addr());
+    }
+
+    /// Notes `top` as a low point of the bump pointer in the current chunk. A store only
+    /// when it is lower: a loop that keeps reaching the same depth (scopes, resets)
+    /// then only compares.
+    #[inline(always)]
+    pub(crate) fn mark_low_at(&self, top: usize) {
+        if top < self.low_top.get() {
+            self.low_top.set(top);
+        }
     }
 
     /// A snapshot of the arena's memory use. Walks the chunk lists.
@@ -931,6 +971,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
         assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
         let end = self.current_end.get().addr();
+        assert!(self.current.get().is_some() || self.spare.get().is_none(), "spare chunks but no current one");
         match self.current.get() {
             None => {
                 assert!(top == empty_chunk().addr() && bottom == top && end == top, "empty arena not at the sentinel")
@@ -941,8 +982,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
             }
         }
+        let mut newer_stamp = self.epoch.get() + 1;
+        let mut cursor = self.current.get();
+        while let Some(chunk) = cursor {
+            assert!(chunk.serial() < newer_stamp, "install stamps out of order along the chunk chain");
+            newer_stamp = chunk.serial();
+            cursor = chunk.prev();
+        }
         let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
-        let mut newer_serial = self.big_made.get() + 1;
+        let mut newer_serial = self.epoch.get() + 1;
         self.for_each_chunk(|chunk, list| {
             if self.borrowed.get() != Some(chunk) {
                 held += chunk.size();

@@ -9,8 +9,9 @@
 //!   checkpoint is stale: the state it describes is gone, even if the arena has since
 //!   grown past its position again.
 //!
-//! The second check works on checkpoint serial numbers. Every checkpoint gets the next
-//! serial. A rewind to a checkpoint with serial `s`, taken when the last serial handed
+//! The second check works on checkpoint serial numbers. Every checkpoint gets a serial
+//! greater than all before it (an [`Arena`] takes its epoch, see `Arena::epoch`; the
+//! other arenas count). A rewind to a checkpoint with serial `s`, taken when the last serial handed
 //! out was `t`, invalidates exactly the checkpoints with serials in `s + 1 ..= t` (the
 //! ones taken after the target); a reset invalidates `1 ..= t`. A checkpoint with serial
 //! `c` is valid when every invalidation recorded after it (at `t >= c`) has `s >= c`.
@@ -53,18 +54,33 @@ impl fmt::Debug for Checkpoint {
     }
 }
 
-/// An arena's position without the bookkeeping that validates it; what scopes save on
-/// entry and restore on exit.
+/// An arena's position without the bookkeeping that validates it: what a checkpoint
+/// restores.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RawCheckpoint {
     /// The current chunk then (`None`: no chunk).
     pub(crate) chunk: Option<Chunk>,
     /// The bump pointer then.
     pub(crate) top: *mut u8,
-    /// The arena's `big_made` then: out-of-band chunks with a higher serial came after.
-    pub(crate) big_made: usize,
-    /// The last checkpoint serial handed out then.
+    /// Out-of-band chunks with a higher serial came after (an `Arena`'s epoch then: it
+    /// stamps its out-of-band chunks, see `Arena::epoch`).
+    pub(crate) big_made: u64,
+    /// Checkpoints with a higher serial were taken after (an `Arena`'s epoch then: it
+    /// stamps its checkpoints too).
     pub(crate) serial: u64,
+    /// The arena's `epoch` then.
+    pub(crate) epoch: u64,
+}
+
+/// Where a scope of an [`Arena`] began, in two words. The arena's epoch stamps its
+/// checkpoints and out-of-band chunks, and each chunk when it becomes current, so the
+/// epoch stands in for the rest of a `RawCheckpoint`: `big_made`, `serial`, and the
+/// chunk (`Arena::chunk_at_epoch`). A scope's entry reads and its exit compares these
+/// two words only, and the unwind guard of a closure scope keeps them in registers.
+#[derive(Clone, Copy)]
+pub(crate) struct ScopeEntry {
+    /// The bump pointer then.
+    pub(crate) top: *mut u8,
     /// The arena's `epoch` then.
     pub(crate) epoch: u64,
 }
@@ -169,12 +185,18 @@ impl Ledger {
         self.serial.get()
     }
 
-    /// A checkpoint at `raw` (whose `serial` field is filled in here).
+    /// A checkpoint at `raw`, with the next serial (filled in here).
     pub(crate) fn checkpoint(&self, mut raw: RawCheckpoint) -> Checkpoint {
-        let serial = self.serial.get() + 1;
-        self.serial.set(serial);
-        raw.serial = serial;
-        Checkpoint { raw, arena_id: self.id(), serial }
+        raw.serial = self.serial.get() + 1;
+        self.checkpoint_stamped(raw)
+    }
+
+    /// A checkpoint at `raw` with serial `raw.serial`, which the caller picked greater
+    /// than every serial handed out before (an `Arena` uses its epoch).
+    pub(crate) fn checkpoint_stamped(&self, raw: RawCheckpoint) -> Checkpoint {
+        debug_assert!(raw.serial > self.serial.get(), "checkpoint serials must increase");
+        self.serial.set(raw.serial);
+        Checkpoint { raw, arena_id: self.id(), serial: raw.serial }
     }
 
     /// Checks that `checkpoint` is this arena's, not stale, and taken after serial
@@ -193,11 +215,11 @@ impl Ledger {
         Ok(())
     }
 
-    /// Records that a scope entered at serial `entry` ended: checkpoints taken inside it
-    /// are stale.
+    /// Records that a scope entered when serials up to `entry` were taken ended:
+    /// checkpoints taken inside it (with higher serials) are stale.
     #[inline(always)]
     pub(crate) fn exit(&self, entry: u64) {
-        if self.serial.get() != entry {
+        if self.serial.get() > entry {
             let mut lineage = self.lineage.get();
             lineage.invalidate(self.serial.get(), entry);
             self.lineage.set(lineage);
@@ -232,9 +254,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// allocated after it; allocations made before it stay.
     pub fn checkpoint(&self) -> Checkpoint {
         // A scope that sees this checkpoint taken must mark it stale on exit: that is its
-        // slow path, which a new epoch selects.
+        // slow path, which a new epoch selects. The new epoch is also the serial.
         self.bump_epoch();
-        self.ledger.checkpoint(self.raw_checkpoint())
+        self.ledger.checkpoint_stamped(self.raw_checkpoint())
     }
 
     /// Frees everything allocated after `checkpoint` and returns the arena to where it
@@ -293,43 +315,72 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         Ok(())
     }
 
-    /// The position now, where a scope starts. An arena with no current chunk but a
-    /// spare one first makes the spare current: otherwise every scope on it would take
-    /// the slow path to get a chunk and hand it back on exit.
+    /// The position now, where a scope starts. (An arena with no current chunk has no
+    /// spare one either, see the chunk-list invariant: a scope on it takes a chunk once,
+    /// and its exit leaves that chunk current.)
     #[inline(always)]
-    pub(crate) fn scope_entry(&self) -> RawCheckpoint {
-        if self.current.get().is_none() {
-            self.adopt_spare();
-        }
-        self.raw_checkpoint()
+    pub(crate) fn scope_entry(&self) -> ScopeEntry {
+        ScopeEntry { top: self.top(), epoch: self.epoch.get() }
     }
 
-    /// The position now.
+    /// The position now. The epoch stands in for the out-of-band count and the last
+    /// serial: it stamps both (see `Arena::epoch`).
     #[inline(always)]
     pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint {
-            chunk: self.current.get(),
-            top: self.top(),
-            big_made: self.big_made.get(),
-            serial: self.ledger.serial(),
-            epoch: self.epoch.get(),
-        }
+        let epoch = self.epoch.get();
+        RawCheckpoint { chunk: self.current.get(), top: self.top(), big_made: epoch, serial: epoch, epoch }
     }
 
     /// Returns to a scope's entry position and marks the checkpoints taken inside the
-    /// scope stale.
+    /// scope stale. The usual case (the epoch did not move: only `top` did) is inline;
+    /// the rest is out of line, with the entry passed in registers.
     ///
     /// # Safety
     /// As for [`restore`](Arena::restore).
     #[inline(always)]
-    pub(crate) unsafe fn exit_scope(&self, entry: &RawCheckpoint) {
-        if self.epoch.get() != entry.epoch {
+    pub(crate) unsafe fn exit_scope(&self, entry: ScopeEntry) {
+        if !crate::poison::ACTIVE && self.epoch.get() == entry.epoch {
+            self.mark_low();
+            self.top.set(entry.top);
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.exit_scope_slow(entry) }
+        }
+    }
+
+    /// `exit_scope` for any case, out of line.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[inline(always)]
+    pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
+        // SAFETY: forwarded from the caller.
+        let (top, epoch) = unsafe { self.exit_scope_outlined(entry) };
+        // The callee left these values in these fields; storing them again here tells
+        // the compiler what they are after either way out of a scope, so that a loop
+        // of scopes keeps them in registers instead of reloading them at each entry.
+        self.top.set(top);
+        self.epoch.set(epoch);
+    }
+
+    /// `exit_scope_slow`'s body; returns the arena's `top` and `epoch` after it.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[cold]
+    #[inline(never)]
+    unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
+        let ScopeEntry { top, epoch } = entry;
+        if self.epoch.get() != epoch {
             // Something beyond the bump pointer changed; checkpoints taken inside the
             // scope (if any) die with it.
-            self.ledger.exit(entry.serial);
+            self.ledger.exit(epoch);
         }
+        // The epoch stamps stand in for the out-of-band count and the last serial.
+        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, big_made: epoch, serial: epoch, epoch };
         // SAFETY: forwarded from the caller.
-        unsafe { self.restore(*entry) }
+        unsafe { self.restore(cp) };
+        (self.top.get(), self.epoch.get())
     }
 }
 

@@ -29,15 +29,17 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 /// * while the chunk is not the arena's current chunk, `saved_top` is the address its
 ///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
 ///   the address of its single allocation;
-/// * `serial` is 0 for a regular chunk; an out-of-band chunk's is the arena's
-///   `big_made` count just after it was made, so serials decrease along the `big` list.
+/// * `serial` is the arena's `epoch` just after the chunk was made current (a regular
+///   chunk) or made (an out-of-band chunk): serials decrease along the `big` list and
+///   along the `prev` chain of the current chunk. (A spare chunk's is stale; it gets a
+///   new one when it becomes current.)
 #[repr(C, align(16))]
 pub(crate) struct ChunkHeader {
     pub(crate) prev: *mut ChunkHeader,
     pub(crate) size: usize,
     pub(crate) saved_top: usize,
     /// Fills the header's padding (it is 32 bytes with or without it).
-    pub(crate) serial: usize,
+    pub(crate) serial: u64,
 }
 
 pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
@@ -127,11 +129,11 @@ impl Chunk {
     }
 
     /// See `ChunkHeader::serial`.
-    pub(crate) fn serial(&self) -> usize {
+    pub(crate) fn serial(&self) -> u64 {
         self.header().serial
     }
 
-    pub(crate) fn set_serial(&self, serial: usize) {
+    pub(crate) fn set_serial(&self, serial: u64) {
         // SAFETY: as in `set_prev`.
         unsafe { (*self.0.as_ptr()).serial = serial }
     }

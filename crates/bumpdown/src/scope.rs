@@ -21,7 +21,7 @@ use core::ops::Deref;
 
 use crate::arena::Arena;
 use crate::backing::{BackingAllocator, Global};
-use crate::checkpoint::RawCheckpoint;
+use crate::checkpoint::ScopeEntry;
 use crate::typed::prelude::*;
 
 /// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
@@ -38,30 +38,50 @@ pub struct Scope<'s, 'env, const MIN_ALIGN: usize = 1, A: BackingAllocator = Glo
     top: core::cell::Cell<*mut u8>,
     bottom: core::cell::Cell<*mut u8>,
     arena: &'s Arena<MIN_ALIGN, A>,
-    /// The arena's position when the scope was entered: where its drop returns it.
-    entry: RawCheckpoint,
+    /// The arena's position when the scope was entered: where its exit returns it.
+    entry: ScopeEntry,
     /// `'s` is invariant, so scopes of different arenas or depths cannot be swapped.
     _brand: PhantomData<fn(&'s ()) -> &'s ()>,
     /// Gives the closure the implied bound `'env: 's`.
     _env: PhantomData<&'s &'env ()>,
 }
 
-/// Restores the arena to a scope's entry position when dropped: a guard's end, and a
-/// closure scope's when its closure unwinds. In the latter case the arena's `top` lags
-/// behind the scope's (it was last brought up to date by a slow path or a nested scope):
-/// the memory is all given back the same, but the peak statistic may miss what the scope
-/// allocated since, and with the `poison` feature those bytes are not filled.
+/// Restores the arena to a guard's entry position when dropped: a [`ScopeGuard`]'s end.
 struct Exit<'a, const MIN_ALIGN: usize, A: BackingAllocator> {
     arena: &'a Arena<MIN_ALIGN, A>,
-    entry: RawCheckpoint,
+    entry: ScopeEntry,
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Exit<'_, MIN_ALIGN, A> {
+    #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: the scope that allocated after `entry` has ended (this guard drops after
-        // the closure returned or unwound), so none of its allocations is in use, and the
-        // arena was exclusively the scope's, so it only moved forward from `entry`.
-        unsafe { self.arena.exit_scope(&self.entry) }
+        // SAFETY: the scope that allocated after `entry` has ended (its allocations
+        // borrowed the guard, which is dropping), and the arena was exclusively the
+        // scope's, so it only moved forward from `entry`.
+        unsafe { self.arena.exit_scope(self.entry) }
+    }
+}
+
+/// Restores the arena to a closure scope's entry position if the closure unwinds. The
+/// arena's `top` then lags behind the scope's (it was last brought up to date by a slow
+/// path or a nested scope): the memory is all given back the same, but the peak
+/// statistic may miss what the scope allocated since, and with the `poison` feature
+/// those bytes are not filled.
+struct Unwind<'a, const MIN_ALIGN: usize, A: BackingAllocator> {
+    arena: &'a Arena<MIN_ALIGN, A>,
+    entry: ScopeEntry,
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Unwind<'_, MIN_ALIGN, A> {
+    /// A single out-of-line call with the fields by value: small enough to be inlined
+    /// into the landing pad, so the guard need not be written to the stack on every
+    /// entry.
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: the closure has unwound, so the scope has ended and none of its
+        // allocations is in use (they cannot outlive `'s`); the arena was exclusively the
+        // scope's, so it only moved forward from `entry`.
+        unsafe { self.arena.exit_scope_slow(self.entry) }
     }
 }
 
@@ -79,7 +99,7 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
     // Only for unwinding: the normal way out is `leave`, below. The guard holds nothing
     // that changes while `f` runs, so the scope's `top` can live in a register with no
     // copy kept on the stack for a landing pad.
-    let unwind = Exit { arena, entry: scope.entry };
+    let unwind = Unwind { arena, entry: scope.entry };
     let result = f(&mut scope);
     core::mem::forget(unwind);
     scope.leave();
@@ -240,7 +260,16 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         // The arena holds the moved pointers (and the error); reading them from there
         // keeps this handle's own address out of the call.
         self.sync_from_arena();
-        result.ok_or_else(|| self.arena.last_error.get())
+        let p = result.ok_or_else(|| self.arena.last_error.get())?;
+        if Arena::<MIN_ALIGN, A>::lands_at_top(size, align) {
+            // Folds for a constant layout. The block is the new `top`: returning the
+            // handle's `top` instead of `p` makes the block and the bump pointer one
+            // value after either path, so the caller's loop needs no register copy.
+            debug_assert_eq!(p.as_ptr(), self.top.get());
+            // SAFETY: `top` is at least MIN_BOTTOM, so not null.
+            return Ok(unsafe { NonNull::new_unchecked(self.top.get()) });
+        }
+        Ok(p)
     }
 
     #[inline(always)]
@@ -298,14 +327,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
     fn leave(self) {
         let arena = self.arena;
         if !crate::poison::ACTIVE && arena.epoch.get() == self.entry.epoch {
-            arena.low_top.set(arena.low_top.get().min(self.top.get().addr()));
+            arena.mark_low_at(self.top.get().addr());
             arena.top.set(self.entry.top);
         } else {
             self.sync_to_arena();
             // SAFETY: the closure has returned, so none of the scope's allocations is in
             // use (they cannot outlive `'s`); the arena was exclusively the scope's, so it
             // only moved forward from `entry`, and its `top` is now up to date.
-            unsafe { arena.exit_scope(&self.entry) }
+            unsafe { arena.exit_scope_slow(self.entry) }
         }
     }
 }
@@ -346,7 +375,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
         // SAFETY: allocations through the guard borrow it, so `&mut self` proves none is
         // in use; those made before the guard are protected by refusing checkpoints
         // older than its entry; a nested guard would borrow this one mutably.
-        unsafe { self.exit.arena.rewind_unborrowed(checkpoint, self.exit.entry.serial) }
+        unsafe { self.exit.arena.rewind_unborrowed(checkpoint, self.exit.entry.epoch) }
     }
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use bumpdown::{scratch, Arena, Stats};
+use bumpdown::{scratch, Arena, Bump, Stats};
 use common::{scaled, TestAlloc};
 
 type TestArena<'a> = Arena<1, &'a TestAlloc>;
@@ -135,6 +135,53 @@ fn ten_thousand_scopes_at_a_chunk_boundary_do_not_thrash() {
     }
     assert!(backing.calls() - calls <= 1, "{} backing calls", backing.calls() - calls);
     arena.check_invariants();
+}
+
+/// A scope's exit finds the chunk it was entered in from the epoch alone: check it after
+/// chunk switches in nested scopes, from an arena with no chunk yet and from one in the
+/// middle of its second chunk, with an out-of-band block and a checkpoint in between.
+#[test]
+fn scopes_return_to_their_entry_chunk_after_chunk_switches() {
+    for warm in [0, 700] {
+        let mut arena = Arena::new().with_max_chunk_size(64 << 10);
+        let kept = arena.alloc_slice_fill_copy(warm, 9u8).as_ptr() as usize;
+        // On an arena with no chunk, the first scope leaves the chunk it took current.
+        arena.scope(|s| {
+            s.alloc(0u8);
+        });
+        let before = position(&arena);
+        for round in 0..scaled(20, 3) {
+            arena.scope(|outer| {
+                let a = outer.alloc_slice_fill_copy(300, round as u8);
+                outer.scope(|inner| {
+                    for _ in 0..scaled(40, 8) {
+                        inner.alloc([1u8; 200]); // switches chunks on the way
+                    }
+                    inner.alloc_slice_fill_copy(20_000, 2u8); // out of band
+                });
+                outer.scope(|inner| {
+                    inner.alloc([3u8; 100]);
+                });
+                let b = outer.alloc_slice_fill_copy(3000, 4u8); // may switch chunks
+                assert!(a.iter().all(|&x| x == round as u8) && b.iter().all(|&x| x == 4));
+            });
+            assert_eq!(position(&arena), before, "round {round}");
+            arena.check_invariants();
+        }
+        {
+            let mut guard = arena.scope_guard();
+            guard.alloc_slice_fill_copy(5000, 5u8);
+            let cp = guard.checkpoint();
+            guard.alloc_slice_fill_copy(5000, 6u8);
+            guard.rewind(cp);
+            guard.alloc_slice_fill_copy(5000, 7u8);
+        }
+        assert_eq!(position(&arena), before);
+        arena.check_invariants();
+        if warm > 0 {
+            assert!(arena.debug_owns(kept, warm), "an allocation made before the scopes is gone");
+        }
+    }
 }
 
 #[test]
