@@ -871,7 +871,8 @@ fn programs_section(md: &mut String, p: &crate::programs::Programs) {
          for FileCheck); FileCheck runs seed 001's torture input (500,000 random lines, one \
          `CHECK: {{{{.+}}}}` per line). The serde_json program (parse ~100 MB of JSON into a \
          `Value`, walk it, exit) is built three times: system allocator, mimalloc, `BumpGlobal`. \
-         Wall and CPU times are medians; ratios are to glibc. Programs run here: {}.\n",
+         Wall and CPU times are medians; ratios are to glibc, of the medians and *paired* (each \
+         run against glibc's run of the same round: median and range). Programs run here: {}.\n",
         p.rounds, p.preload_programs
     );
     for line in p.output.lines() {

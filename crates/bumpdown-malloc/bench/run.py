@@ -8,7 +8,10 @@ usage: run.py RUNS NAME CMD... -- ALLOC=ENV [ALLOC=ENV ...]
 Each round runs every allocator once (rotating the order), RUNS rounds in all. Prints,
 per allocator, the median wall time, the spread (min..max), the median CPU time (user +
 system, less disturbed than wall time on a busy machine), the median peak RSS (from wait4,
-the child's own maxrss) and the ratios to the first allocator. Exits non-zero if
+the child's own maxrss) and the ratios to the first allocator: of the medians, and paired
+(each run against the first allocator's run of the same round, which ran at most a few
+seconds apart; the median of those ratios and their range), which cancels the host's
+slower and faster phases better than the ratio of medians does. Exits non-zero if
 any run's exit status differs from the first allocator's.
 """
 import os
@@ -45,14 +48,16 @@ def main():
     base_t = statistics.median(r[0] for r in results[base])
     base_m = statistics.median(r[1] for r in results[base])
     base_c = statistics.median(r[2] for r in results[base])
-    print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | RSS vs {base} | exit |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | paired wall vs {base} | RSS vs {base} | exit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _ in allocs:
         ts = [r[0] for r in results[label]]
         ms = [r[1] for r in results[label]]
         cs = [r[2] for r in results[label]]
         t, m, c = statistics.median(ts), statistics.median(ms), statistics.median(cs)
-        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {m / 1024:.1f} | {t / base_t:.3f}x | {c / base_c:.3f}x | {m / base_m:.2f}x | {sorted(statuses[label])} |")
+        paired = [r[0] / b[0] for r, b in zip(results[label], results[base])]
+        p = f"{statistics.median(paired):.3f}x ({min(paired):.2f}..{max(paired):.2f})"
+        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {m / 1024:.1f} | {t / base_t:.3f}x | {c / base_c:.3f}x | {p} | {m / base_m:.2f}x | {sorted(statuses[label])} |")
     first = statuses[allocs[0][0]]
     if any(s != first for s in statuses.values()):
         print(f"exit statuses differ: {statuses}", file=sys.stderr)
