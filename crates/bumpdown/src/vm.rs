@@ -131,12 +131,13 @@ impl VmOptions {
     ///
     /// It needs a core with nothing else to do, and it pays off only where faults are
     /// mostly the kernel zeroing memory, that is with [`huge_pages`](VmOptions::huge_pages).
-    /// Measured on the seed-004 workload (2-core Xeon VM), in a C model of it first: with
-    /// huge pages the first pass took 0.35-0.5x the time of 4 KiB first-touch faults
-    /// when the second core was idle; with 4 KiB pages the thread gained nothing (both
-    /// cores wait on the same page-table locks); and with the second core busy it
-    /// gained nothing either, since the thread then takes turns with the program. The
-    /// benchmark report's seed-004 table has a row for it, with the CPU time it costs.
+    /// Measured on the seed-004 workload (2-core Xeon VM): with huge pages the first pass
+    /// took 0.35-0.37x the time of 4 KiB first-touch faults when the second core was
+    /// idle (and less CPU time in all, 25.7 against 37.2 ns per allocation); with the
+    /// second core busy it gained nothing, since the thread then takes turns with the
+    /// program; with 4 KiB pages it made the first pass slower (46-49 against 26-29 ns
+    /// per allocation: both cores wait on the same page-table locks). The benchmark
+    /// report's seed-004 table has a row for it, with the CPU time it costs.
     ///
     /// ```
     /// use bumpdown::{VmArena, VmOptions};
