@@ -1,6 +1,7 @@
 //! `bd_checkpoint`: a core [`Checkpoint`] carried through C as plain bytes.
 //!
-//! Word 0 is a check word over the other seven, which hold the checkpoint. A struct
+//! Word 0 is a check word over the other seven, which hold the checkpoint (and zeros
+//! after it, if it is shorter: C's struct keeps its size when the core's shrinks). A struct
 //! that `bd_checkpoint_save` did not fill (zeroed, uninitialized, edited) fails the check
 //! and is refused before its bytes are read as a `Checkpoint`, whose pointers the core
 //! trusts once the arena id and serial match. The check is a guard against mistakes,
@@ -21,11 +22,16 @@ pub struct bd_checkpoint {
     pub opaque_: [MaybeUninit<u64>; 8],
 }
 
-// The core's checkpoint is seven 8-byte fields (the chunk and bump pointers, a chunk
-// count, two serials, an epoch, an arena id): 56 bytes means no padding, so all seven words are
-// initialized after it is written. If the core's checkpoint changes, this fails to
-// compile and the encoding must be revisited.
-const _: () = assert!(size_of::<Checkpoint>() == 7 * size_of::<u64>() && align_of::<Checkpoint>() <= align_of::<u64>());
+/// Words of the core's checkpoint: 8-byte fields (the chunk and bump pointers, a serial,
+/// an arena id) with no padding, so every word it covers is initialized once it is
+/// written. If the core's checkpoint outgrows the seven payload words, or gains padding,
+/// this fails to compile and the encoding must be revisited.
+const CHECKPOINT_WORDS: usize = size_of::<Checkpoint>() / size_of::<u64>();
+const _: () = assert!(
+    size_of::<Checkpoint>() == CHECKPOINT_WORDS * size_of::<u64>()
+        && CHECKPOINT_WORDS <= 7
+        && align_of::<Checkpoint>() <= align_of::<u64>()
+);
 
 /// Mixes the seven checkpoint words into the check word.
 fn check_word(words: [u64; 7]) -> u64 {
@@ -54,8 +60,12 @@ unsafe fn payload_words(cp: *const bd_checkpoint) -> [u64; 7] {
 pub(crate) unsafe fn store(out: *mut bd_checkpoint, checkpoint: Checkpoint) {
     let words = out.cast::<u64>();
     // SAFETY: `out` is valid for 8 aligned words (the caller); the checkpoint fills words
-    // 1..8 exactly (the assertion above), leaving no byte uninitialized.
+    // 1..1 + CHECKPOINT_WORDS exactly (the assertion above) and zeros fill the rest,
+    // leaving no byte uninitialized.
     unsafe {
+        for i in 1 + CHECKPOINT_WORDS..8 {
+            words.add(i).write(0);
+        }
         words.add(1).cast::<Checkpoint>().write(checkpoint);
         words.write(check_word(payload_words(out)));
     }

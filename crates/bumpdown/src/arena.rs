@@ -602,7 +602,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             // SAFETY: from the caller, nothing allocated after `cp` is in use.
             unsafe { self.give_back_since(cp.chunk.map(|c| (c, cp.top))) };
         }
-        if self.epoch.get() == cp.epoch {
+        if self.epoch.get() == cp.serial {
             self.mark_low();
             // Same chunk, same out-of-band chunks, no checkpoint taken since: only the
             // bump pointer moved.
@@ -621,7 +621,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     unsafe fn restore_chunks(&self, cp: RawCheckpoint) {
         self.update_peak();
         self.bump_epoch();
-        while let Some(chunk) = self.big.get().filter(|c| c.serial() > cp.big_made) {
+        while let Some(chunk) = self.big.get().filter(|c| c.serial() > cp.serial) {
             self.big.set(chunk.prev());
             self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
             self.held.set(self.held.get() - chunk.size());

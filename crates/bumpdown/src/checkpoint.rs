@@ -42,14 +42,13 @@ use crate::chunk::Chunk;
 pub struct Checkpoint {
     pub(crate) raw: RawCheckpoint,
     arena_id: usize,
-    serial: u64,
 }
 
 impl fmt::Debug for Checkpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Checkpoint")
             .field("arena", &self.arena_id)
-            .field("serial", &self.serial)
+            .field("serial", &self.raw.serial)
             .finish_non_exhaustive()
     }
 }
@@ -62,20 +61,16 @@ pub(crate) struct RawCheckpoint {
     pub(crate) chunk: Option<Chunk>,
     /// The bump pointer then.
     pub(crate) top: *mut u8,
-    /// Out-of-band chunks with a higher serial came after (an `Arena`'s epoch then: it
-    /// stamps its out-of-band chunks, see `Arena::epoch`).
-    pub(crate) big_made: u64,
-    /// Checkpoints with a higher serial were taken after (an `Arena`'s epoch then: it
-    /// stamps its checkpoints too).
+    /// The arena's clock then: checkpoints with a higher serial were taken after. An
+    /// `Arena`'s is its `epoch`, which also stamps its out-of-band chunks and chunk
+    /// switches, so a higher stamp on those means they came after too (see
+    /// `Arena::epoch`); the other arenas count their checkpoints.
     pub(crate) serial: u64,
-    /// The arena's `epoch` then.
-    pub(crate) epoch: u64,
 }
 
-/// Where a scope of an [`Arena`] began, in two words. The arena's epoch stamps its
-/// checkpoints and out-of-band chunks, and each chunk when it becomes current, so the
-/// epoch stands in for the rest of a `RawCheckpoint`: `big_made`, `serial`, and the
-/// chunk (`Arena::chunk_at_epoch`). A scope's entry reads and its exit compares these
+/// Where a scope of an [`Arena`] began, in two words. The arena's epoch is a
+/// `RawCheckpoint`'s `serial`, and it stamps each chunk when it becomes current, so it
+/// also finds the chunk (`Arena::chunk_at_epoch`). A scope's entry reads and its exit compares these
 /// two words only, and the unwind guard of a closure scope keeps them in registers.
 #[derive(Clone, Copy)]
 pub(crate) struct ScopeEntry {
@@ -196,7 +191,7 @@ impl Ledger {
     pub(crate) fn checkpoint_stamped(&self, raw: RawCheckpoint) -> Checkpoint {
         debug_assert!(raw.serial > self.serial.get(), "checkpoint serials must increase");
         self.serial.set(raw.serial);
-        Checkpoint { raw, arena_id: self.id(), serial: raw.serial }
+        Checkpoint { raw, arena_id: self.id() }
     }
 
     /// Checks that `checkpoint` is this arena's, not stale, and taken after serial
@@ -206,11 +201,12 @@ impl Ledger {
             return Err(RewindError::ForeignCheckpoint);
         }
         let mut lineage = self.lineage.get();
-        let stale = checkpoint.serial <= self.reset_serial.get() || !lineage.allows(checkpoint.serial);
-        if stale || checkpoint.serial <= after {
+        let serial = checkpoint.raw.serial;
+        let stale = serial <= self.reset_serial.get() || !lineage.allows(serial);
+        if stale || serial <= after {
             return Err(RewindError::StaleCheckpoint);
         }
-        lineage.invalidate(self.serial.get(), checkpoint.serial);
+        lineage.invalidate(self.serial.get(), serial);
         self.lineage.set(lineage);
         Ok(())
     }
@@ -323,12 +319,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         ScopeEntry { top: self.top(), epoch: self.epoch.get() }
     }
 
-    /// The position now. The epoch stands in for the out-of-band count and the last
-    /// serial: it stamps both (see `Arena::epoch`).
+    /// The position now, stamped with the epoch.
     #[inline(always)]
     pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
-        let epoch = self.epoch.get();
-        RawCheckpoint { chunk: self.current.get(), top: self.top(), big_made: epoch, serial: epoch, epoch }
+        RawCheckpoint { chunk: self.current.get(), top: self.top(), serial: self.epoch.get() }
     }
 
     /// Returns to a scope's entry position and marks the checkpoints taken inside the
@@ -376,8 +370,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             // scope (if any) die with it.
             self.ledger.exit(epoch);
         }
-        // The epoch stamps stand in for the out-of-band count and the last serial.
-        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, big_made: epoch, serial: epoch, epoch };
+        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, serial: epoch };
         // SAFETY: forwarded from the caller.
         unsafe { self.restore(cp) };
         (self.top.get(), self.epoch.get())

@@ -99,7 +99,7 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     }
 
     fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: None, top: self.top.get(), big_made: 0, serial: self.ledger.serial(), epoch: 0 }
+        RawCheckpoint { chunk: None, top: self.top.get(), serial: self.ledger.serial() }
     }
 
     /// Frees everything allocated after `checkpoint`.

@@ -418,7 +418,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 
     /// Saves the arena's position; see [`Arena::checkpoint`](crate::Arena::checkpoint).
     pub fn checkpoint(&self) -> Checkpoint {
-        let raw = RawCheckpoint { chunk: None, top: self.top.get(), big_made: 0, serial: 0, epoch: 0 };
+        let raw = RawCheckpoint { chunk: None, top: self.top.get(), serial: 0 };
         self.ledger.checkpoint(raw)
     }
 
@@ -578,19 +578,17 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         let populator = self.populator();
         // With a populating thread: ask it to work ahead of `want`, on memory made usable
         // in large steps (changing protections stalls while the thread populates).
-        let (ahead, prepare) = match populator {
+        let (ahead, further) = match populator {
             Some(_) => {
                 let ahead = want.clamp(self.options.commit_batch, BACKGROUND_AHEAD);
                 let ahead = (round_up(base + want.saturating_add(ahead), HUGE_PAGE) - base).min(cap);
-                (
-                    ahead,
-                    if ahead > self.prepared.get() - base { ahead.saturating_add(PREPARE_STEP).min(cap) } else { 0 },
-                )
+                (ahead, ahead.saturating_add(PREPARE_STEP).min(cap))
             }
             None => (want, want),
         };
-        if self.prepare(prepare).is_err() {
-            self.prepare(want)?;
+        if base + ahead > self.prepared.get() {
+            // If the system refuses that much, `want` is all this call needs.
+            self.prepare(further).or_else(|err| if further > want { self.prepare(want) } else { Err(err) })?;
         }
         match populator {
             // SAFETY: the end asked for is at most `prepared`, so everything from the
