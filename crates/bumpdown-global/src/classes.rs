@@ -2,16 +2,21 @@
 //!
 //! Nothing here is `unsafe` and nothing imports more than `core`. A block's *chunk size*
 //! is what the region hands out for a request: in recycling mode the size of the request's
-//! class, in bump mode the request rounded up to [`GRAIN`]. Every chunk size is a multiple
-//! of [`GRAIN`], so a window's bump pointer stays [`GRAIN`]-aligned.
+//! class, in bump mode the request rounded up to [`GRAIN`]. Every chunk size but the tiny
+//! class's is a multiple of [`GRAIN`].
 //!
-//! Classes: 16-byte steps up to 1 KiB (64 classes), then four per doubling up to
-//! [`CLASS_MAX`] (32 classes), so rounding wastes at most 15 bytes below 1 KiB and at most
-//! a fifth of the block above it.
+//! Classes: one [`TINY`] class of 8 bytes, then 16-byte steps up to 1 KiB (64 classes), then
+//! four per doubling up to [`CLASS_MAX`] (32 classes), so rounding wastes at most 15 bytes
+//! below 1 KiB and at most a fifth of the block above it. The tiny class halves what a
+//! short string or a boxed word costs (a JSON document's keys are mostly such strings); it
+//! serves only requests aligned to at most 8 bytes, so it is never a C `malloc` block.
 #![forbid(unsafe_code)]
 
-/// Every chunk size and every window boundary is a multiple of this.
+/// Every chunk size but [`TINY`], and every window boundary, is a multiple of this.
 pub const GRAIN: usize = 16;
+
+/// The tiny class's chunk size: requests of at most 8 bytes aligned to at most 8.
+pub const TINY: usize = 8;
 
 /// Requests up to this size get 16-byte classes.
 const SMALL_MAX: usize = 1024;
@@ -25,8 +30,8 @@ const FIRST_LOG: u32 = SMALL_MAX.trailing_zeros();
 /// The largest size with a class. Recycling mode sends larger requests to the fallback.
 pub const CLASS_MAX: usize = 256 << 10;
 
-/// Number of size classes.
-pub const CLASSES: usize = SMALL_CLASSES + 4 * (CLASS_MAX.trailing_zeros() - FIRST_LOG) as usize;
+/// Number of size classes: the tiny one, the 16-byte steps, four per doubling above.
+pub const CLASSES: usize = 1 + SMALL_CLASSES + 4 * (CLASS_MAX.trailing_zeros() - FIRST_LOG) as usize;
 
 const _: () = assert!(SMALL_MAX.is_power_of_two() && CLASS_MAX.is_power_of_two());
 const _: () = assert!(class_size(CLASSES - 1) == CLASS_MAX);
@@ -40,38 +45,43 @@ pub const fn checked_round_up(n: usize, align: usize) -> Option<usize> {
     }
 }
 
-/// The class of a request of `size <= CLASS_MAX` bytes (size 0 shares class 0 with 1..=16).
+/// The class of a request of `size <= CLASS_MAX` bytes (sizes 0 to [`TINY`] share class 0).
+/// A request aligned to more than [`TINY`] must not use class 0: see `chunk_size`.
 #[inline(always)]
 pub const fn class_of(size: usize) -> usize {
     debug_assert!(size <= CLASS_MAX);
-    if size <= SMALL_MAX {
-        size.saturating_sub(1) / GRAIN
+    if size <= TINY {
+        0
+    } else if size <= SMALL_MAX {
+        (size - 1) / GRAIN + 1
     } else {
         // size in (2^e, 2^(e+1)]  <=>  s = size - 1 in [2^e, 2^(e+1)), e >= FIRST_LOG.
         let s = size - 1;
         let e = usize::BITS - 1 - s.leading_zeros();
         let quarter = (s >> (e - 2)) & 3;
-        SMALL_CLASSES + 4 * (e - FIRST_LOG) as usize + quarter
+        1 + SMALL_CLASSES + 4 * (e - FIRST_LOG) as usize + quarter
     }
 }
 
 /// The chunk size of class `class < CLASSES`.
 #[inline(always)]
 pub const fn class_size(class: usize) -> usize {
-    if class < SMALL_CLASSES {
-        (class + 1) * GRAIN
+    if class == 0 {
+        TINY
+    } else if class <= SMALL_CLASSES {
+        class * GRAIN
     } else {
-        let j = class - SMALL_CLASSES;
+        let j = class - 1 - SMALL_CLASSES;
         let e = FIRST_LOG as usize + j / 4;
         (1 << e) + (j % 4 + 1) * (1 << (e - 2))
     }
 }
 
-/// The largest class whose size is at most `len`, or `None` when `len < GRAIN`.
+/// The largest class whose size is at most `len`, or `None` when `len < TINY`.
 /// Used to file spare pieces of memory (window tails, alignment gaps) as free blocks.
 #[inline]
 pub const fn floor_class(len: usize) -> Option<usize> {
-    if len < GRAIN {
+    if len < TINY {
         return None;
     }
     if len >= CLASS_MAX {
@@ -98,7 +108,7 @@ mod tests {
             if c > 0 {
                 assert!(class_size(c - 1) < size, "size {size} class {c}");
             }
-            assert_eq!(class_size(c) % GRAIN, 0);
+            assert!(class_size(c) % GRAIN == 0 || class_size(c) == TINY);
         }
     }
 
@@ -111,14 +121,16 @@ mod tests {
             let worst = class_size(c - 1) + 1;
             assert!(class_size(c) - worst < worst / 4 + GRAIN, "class {c}");
         }
-        assert_eq!(CLASSES, 96);
+        assert_eq!(CLASSES, 97);
+        assert_eq!((class_size(0), class_size(1), class_size(64), class_size(65)), (8, 16, 1024, 1280));
     }
 
     #[test]
     fn floor_class_never_exceeds_the_length() {
         assert_eq!(floor_class(0), None);
-        assert_eq!(floor_class(15), None);
-        for len in 16..=CLASS_MAX + 100 {
+        assert_eq!(floor_class(7), None);
+        assert_eq!(floor_class(15), Some(0));
+        for len in 8..=CLASS_MAX + 100 {
             let c = floor_class(len).unwrap();
             assert!(class_size(c) <= len, "len {len}");
             if c + 1 < CLASSES {

@@ -170,7 +170,7 @@ impl BumpGlobal {
     /// Allocates from the region, or null if it cannot serve `layout`.
     #[inline(always)]
     fn region_alloc<const ZERO: bool>(&self, layout: Layout) -> *mut u8 {
-        match chunk_size(layout.size(), self.mode) {
+        match chunk_size(layout.size(), layout.align(), self.mode) {
             Some(csz) if layout.align() <= MAX_ALIGN => {
                 // SAFETY: csz comes from chunk_size in our mode, align is a power of two
                 // <= MAX_ALIGN; the closure and the heap code never allocate through us.
@@ -185,7 +185,7 @@ impl BumpGlobal {
     #[cold]
     #[inline(never)]
     fn fallback_alloc(&self, layout: Layout, zero: bool) -> *mut u8 {
-        let servable = chunk_size(layout.size(), self.mode).is_some() && layout.align() <= MAX_ALIGN;
+        let servable = chunk_size(layout.size(), layout.align(), self.mode).is_some() && layout.align() <= MAX_ALIGN;
         if servable && self.exhaustion == Exhaustion::Abort && layout.size() <= region::reserved() {
             exhausted();
         }
@@ -221,7 +221,7 @@ impl BumpGlobal {
     #[inline(always)]
     unsafe fn region_free(&self, p: *mut u8, layout: Layout) {
         // Always `Some`: the region served this layout, so it had a chunk size.
-        if let Some(csz) = chunk_size(layout.size(), self.mode) {
+        if let Some(csz) = chunk_size(layout.size(), layout.align(), self.mode) {
             // SAFETY: p is a live region chunk of csz bytes (caller); free never allocates.
             unsafe { with_heap(|heap| heap.free(p, csz, self.mode)) }
         }
@@ -314,7 +314,9 @@ unsafe impl GlobalAlloc for BumpGlobal {
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if region::contains(p) {
             // `old` is always `Some`: the region served this layout.
-            if let (Some(old), Some(new)) = (chunk_size(layout.size(), self.mode), chunk_size(new_size, self.mode)) {
+            if let (Some(old), Some(new)) =
+                (chunk_size(layout.size(), layout.align(), self.mode), chunk_size(new_size, layout.align(), self.mode))
+            {
                 if new == old {
                     return p;
                 }

@@ -1,29 +1,47 @@
-//! A thread's heap: its window of the region and its free lists.
+//! A thread's heap: its two windows of the region and its free lists.
 //!
-//! Blocks are bumped **upwards** inside the window, so the newest block can grow in place
+//! Blocks are bumped **upwards** inside a window, so the newest block can grow in place
 //! by moving the bump pointer. A thread touches only its own `Heap`, so nothing here is
 //! atomic; the only shared step is carving a new window (one compare-exchange in
 //! [`region::carve`]).
 //!
-//! # INVARIANT
-//! * `cur <= end` (as addresses); `cur` and `end` are multiples of `GRAIN`. When `end != 0`,
-//!   `cur..end` lies inside the region and belongs to this heap alone: no block, free or
-//!   allocated, overlaps it.
-//! * Every byte of `max(cur, fresh)..end` is zero (never written since it was carved).
-//! * `free[c]` is null or the first of a null-terminated singly linked list of blocks of
-//!   `class_size(c)` bytes in the region, each `GRAIN`-aligned, not allocated, not in any
-//!   other list, its first word the address of the next.
+//! A heap has three windows, one per *band* of chunk sizes: [`TINY`] chunks, chunks of at
+//! most [`SMALL_BAND`] bytes, and larger ones. A program's small blocks are mostly short
+//! strings whose bytes are seldom read again, while its larger ones are mostly the nodes and
+//! arrays it walks; kept apart, the nodes sit densely in cache lines and pages instead of
+//! being spread out by the strings between them (the way a size-segregated allocator such
+//! as mimalloc lays them out), and a growing array is more often the newest block of its
+//! window, so it grows in place. Free lists are per class, not per window: a listed block
+//! may lie in any window's memory.
 //!
-//! The empty heap has `cur == end == 0`: every bump test fails, so the first allocation
-//! takes the slow path, which sets the region up; the fast path has no set-up branch.
+//! # INVARIANT
+//! * Every chunk of at least `GRAIN` bytes, allocated or listed, starts `GRAIN`-aligned; a
+//!   `TINY` chunk starts 8-aligned.
+//! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); both are multiples
+//!   of `GRAIN`, except in the tiny window (index 0), where they are multiples of `TINY`.
+//!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
+//!   alone: no block, free or allocated, overlaps it, nor does another window's range.
+//! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
+//! * `free[c]` is null or the first of a null-terminated singly linked list of blocks of
+//!   `class_size(c)` bytes in the region, not allocated, not in any other list, its first
+//!   word the address of the next.
+//!
+//! The empty heap has `cur == end == 0` in every window: every bump test fails, so the
+//! first allocation takes the slow path, which sets the region up; the fast path has no
+//! set-up branch.
 
 use core::ptr;
 
-use crate::classes::{class_of, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN};
+use crate::classes::{class_of, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
 use crate::region;
 use crate::shadow;
 
-/// First window a thread carves; each later one doubles, up to [`MAX_WINDOW`].
+/// Chunks of at most this many bytes come from a thread's small window (see the module
+/// docs). 32 covers a short string under `BumpGlobal` and, with its 16-byte header, a
+/// string of up to 16 bytes under the `malloc` front end.
+pub const SMALL_BAND: usize = 32;
+
+/// First window a thread carves for each band; each later one doubles, up to [`MAX_WINDOW`].
 pub const FIRST_WINDOW: usize = 64 << 10;
 /// Largest window carved for small blocks (a bigger block gets a window of its own size).
 pub const MAX_WINDOW: usize = 1 << 20;
@@ -41,19 +59,26 @@ pub enum Mode {
     Bump,
 }
 
-/// The chunk size the region uses for a request of `size` bytes in `mode`, or `None`
-/// when the region does not serve it (too large for a class, or overflowing). Never 0.
+/// The chunk size the region uses for a request of `size` bytes aligned to `align` in
+/// `mode`, or `None` when the region does not serve it (too large for a class, or
+/// overflowing). Never 0. Only recycling mode has the 8-byte tiny class, for requests of at
+/// most 8 bytes aligned to at most 8. The same request (size, alignment and mode) must be
+/// given when the chunk is freed or resized.
 ///
 /// ```
 /// use bumpdown_global::{chunk_size, Mode};
-/// assert_eq!(chunk_size(0, Mode::Bump), Some(16));
-/// assert_eq!(chunk_size(100, Mode::Bump), Some(112));
-/// assert_eq!(chunk_size(1100, Mode::Recycle), Some(1280));
-/// assert_eq!(chunk_size(1 << 20, Mode::Recycle), None);
+/// assert_eq!(chunk_size(0, 1, Mode::Bump), Some(16));
+/// assert_eq!(chunk_size(100, 8, Mode::Bump), Some(112));
+/// assert_eq!(chunk_size(5, 1, Mode::Recycle), Some(8));
+/// assert_eq!(chunk_size(5, 16, Mode::Recycle), Some(16));
+/// assert_eq!(chunk_size(1100, 8, Mode::Recycle), Some(1280));
+/// assert_eq!(chunk_size(1 << 20, 8, Mode::Recycle), None);
 /// ```
 #[inline(always)]
-pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
+pub const fn chunk_size(size: usize, align: usize, mode: Mode) -> Option<usize> {
     match mode {
+        // A tiny chunk is only 8-aligned: an over-aligned request takes the next class.
+        Mode::Recycle if size <= TINY && align > TINY => Some(GRAIN),
         Mode::Recycle if size <= CLASS_MAX => Some(class_size(class_of(size))),
         Mode::Recycle => None,
         // Size 0 takes a grain too: every block's start lies strictly inside the region.
@@ -69,7 +94,7 @@ pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
 /// use bumpdown_global::{chunk_size, Heap, Mode};
 ///
 /// // One heap per thread; `with_heap` reaches the current thread's.
-/// let csz = chunk_size(100, Mode::Recycle).unwrap();
+/// let csz = chunk_size(100, 16, Mode::Recycle).unwrap();
 /// // SAFETY: csz comes from chunk_size; nothing inside the closure allocates through it.
 /// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, &|| bumpdown_global::region::Options::new(1 << 30))) };
 /// assert!(!p.is_null() && p.addr() % 16 == 0);
@@ -77,17 +102,26 @@ pub const fn chunk_size(size: usize, mode: Mode) -> Option<usize> {
 /// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
 /// ```
 pub struct Heap {
-    cur: *mut u8,
-    end: usize,
-    fresh: usize,
-    window: usize,
+    /// `[tiny, small, large]`: indexed by [`band`].
+    windows: [Window; 3],
     free: [*mut u8; CLASSES],
 }
 
-impl Heap {
-    /// The empty heap (no window, empty lists).
-    pub const EMPTY: Heap =
-        Heap { cur: ptr::null_mut(), end: 0, fresh: 0, window: 0, free: [ptr::null_mut(); CLASSES] };
+/// One bump window; see the module invariant.
+struct Window {
+    /// The bump pointer: the next block starts here.
+    cur: *mut u8,
+    /// One past the window's last byte (0 when there is no window).
+    end: usize,
+    /// Where never-written memory starts, when above `cur` (blocks given back to the bump
+    /// pointer leave dirty bytes below it).
+    fresh: usize,
+    /// The size of the next window to carve (0 before the first).
+    next: usize,
+}
+
+impl Window {
+    const EMPTY: Window = Window { cur: ptr::null_mut(), end: 0, fresh: 0, next: 0 };
 
     /// Bytes left in the window.
     #[inline(always)]
@@ -96,15 +130,59 @@ impl Heap {
         self.end - self.cur.addr()
     }
 
+    /// Bumps `csz <= room()` bytes and zeroes them when `ZERO`.
+    ///
+    /// # Safety
+    /// `csz <= self.room()`.
+    #[inline(always)]
+    unsafe fn bump<const ZERO: bool>(&mut self, csz: usize) -> *mut u8 {
+        let p = self.cur;
+        // SAFETY: csz <= room (caller): stays inside the window.
+        self.cur = unsafe { p.add(csz) };
+        handed_out::<ZERO>(p, csz);
+        if ZERO && p.addr() < self.fresh {
+            // Only the part below `fresh` can be dirty.
+            let dirty = (self.fresh - p.addr()).min(csz);
+            // SAFETY: p..p+dirty is inside the block just bumped.
+            unsafe { p.write_bytes(0, dirty) };
+        }
+        p
+    }
+
+    /// Whether chunk `p` of `len` bytes is this window's newest block.
+    #[inline(always)]
+    fn is_newest(&self, p: *mut u8, len: usize) -> bool {
+        p.addr() + len == self.cur.addr()
+    }
+
+    /// Gives newest block `p` back to the bump pointer.
+    #[inline(always)]
+    fn take_back(&mut self, p: *mut u8) {
+        self.fresh = self.fresh.max(self.cur.addr());
+        self.cur = p;
+    }
+}
+
+/// The window a chunk of `csz` bytes is bumped from: 0 (tiny), 1 (small) or 2 (large).
+#[inline(always)]
+const fn band(csz: usize) -> usize {
+    (csz > TINY) as usize + (csz > SMALL_BAND) as usize
+}
+
+impl Heap {
+    /// The empty heap (no windows, empty lists).
+    pub const EMPTY: Heap =
+        Heap { windows: [Window::EMPTY, Window::EMPTY, Window::EMPTY], free: [ptr::null_mut(); CLASSES] };
+
     /// Allocates a chunk of `csz` bytes (from [`chunk_size`]) aligned to `align`
     /// (a power of two `<= MAX_ALIGN`), zeroed when `ZERO`. Null when the region cannot
     /// serve it (not set up, exhausted); the caller then falls back.
     ///
-    /// Fast path: a free-list pop, or one comparison and one add.
+    /// Fast path: a free-list pop, or one comparison and one add in the chunk's band.
     ///
     /// # Safety
-    /// `csz` came from `chunk_size(_, mode)`; `align` is a power of two `<= MAX_ALIGN`;
-    /// `init` gives the options to set the region up with, if it is not yet.
+    /// `csz` came from `chunk_size(_, align, mode)`; `align` is a power of two
+    /// `<= MAX_ALIGN`; `init` gives the options to set the region up with, if it is not yet.
     #[inline(always)]
     pub unsafe fn alloc<const ZERO: bool>(
         &mut self,
@@ -131,37 +209,20 @@ impl Heap {
                     return block;
                 }
             }
-            if self.room() >= csz {
-                let p = self.cur;
-                // SAFETY: csz <= room: stays inside the window.
-                self.cur = unsafe { p.add(csz) };
-                handed_out::<ZERO>(p, csz);
-                if ZERO {
-                    // SAFETY: p..p+csz is ours (just bumped).
-                    unsafe { self.zero_dirty(p, csz) };
-                }
-                return p;
+            // SAFETY: band(_) < 3.
+            let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
+            if w.room() >= csz {
+                // SAFETY: csz <= room. The block is aligned enough: `cur` is a multiple of
+                // GRAIN, or of TINY in the tiny window, whose chunks ask for align <= TINY.
+                return unsafe { w.bump::<ZERO>(csz) };
             }
         }
         // SAFETY: forwarded caller contract.
         unsafe { self.alloc_slow::<ZERO>(csz, align, mode, init) }
     }
 
-    /// Zeroes the part of `p..p+len` (just bumped from this window) below `fresh`.
-    ///
-    /// # Safety
-    /// `p..p+len` was just bumped from the window (so it lies below the new `cur`).
-    #[inline(always)]
-    unsafe fn zero_dirty(&mut self, p: *mut u8, len: usize) {
-        if p.addr() < self.fresh {
-            let dirty = (self.fresh - p.addr()).min(len);
-            // SAFETY: p..p+dirty is inside the block the caller owns.
-            unsafe { p.write_bytes(0, dirty) };
-        }
-    }
-
-    /// The slow path: the window has no room for `csz` bytes aligned to `align`, or
-    /// `align > GRAIN`. Carves a new window if needed.
+    /// The slow path: the chunk's window has no room for `csz` bytes aligned to `align`,
+    /// or `align > GRAIN`. Carves a new window if needed.
     ///
     /// # Safety
     /// As [`Heap::alloc`].
@@ -174,27 +235,26 @@ impl Heap {
         mode: Mode,
         init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
+        let i = band(csz);
         for _ in 0..2 {
+            let w = &mut self.windows[i];
             // Where an aligned block would start, and the gap before it.
-            let start = (self.cur.addr() + (align - 1)) & !(align - 1);
-            let gap = start - self.cur.addr();
-            if self.end >= start && self.end - start >= csz {
+            let start = (w.cur.addr() + (align - 1)) & !(align - 1);
+            let gap = start - w.cur.addr();
+            if w.end >= start && w.end - start >= csz {
+                let spare = w.cur;
                 // SAFETY: cur + gap = start <= end: inside the window.
-                let p = unsafe { self.cur.add(gap) };
+                w.cur = unsafe { spare.add(gap) };
+                // SAFETY: csz <= end - start = room.
+                let p = unsafe { w.bump::<ZERO>(csz) };
                 if gap != 0 && mode == Mode::Recycle {
-                    // SAFETY: cur..start is window memory no block overlaps.
-                    unsafe { self.file_spare(self.cur, gap) };
-                }
-                // SAFETY: start + csz <= end.
-                self.cur = unsafe { p.add(csz) };
-                handed_out::<ZERO>(p, csz);
-                if ZERO {
-                    // SAFETY: p..p+csz was just bumped.
-                    unsafe { self.zero_dirty(p, csz) };
+                    // SAFETY: spare..start was window i's memory, now skipped, no block
+                    // overlaps it.
+                    unsafe { self.file_spare(i, spare, gap) };
                 }
                 return p;
             }
-            if !self.refill(csz + if align > GRAIN { align } else { 0 }, mode, init) {
+            if !self.refill(i, csz + if align > GRAIN { align } else { 0 }, mode, init) {
                 return ptr::null_mut();
             }
         }
@@ -202,46 +262,52 @@ impl Heap {
         ptr::null_mut()
     }
 
-    /// Gets a window of at least `need` bytes: extends the current one when the carved
-    /// window happens to follow it, else files the old tail and switches. False when the
-    /// region cannot give `need` bytes.
+    /// Gets window `i` at least `need` bytes: extends it when the carved window happens to
+    /// follow it, else files the old tail and switches. False when the region cannot give
+    /// `need` bytes.
     #[cold]
-    fn refill(&mut self, need: usize, mode: Mode, init: &impl Fn() -> region::Options) -> bool {
+    fn refill(&mut self, i: usize, need: usize, mode: Mode, init: &impl Fn() -> region::Options) -> bool {
         if !region::initialized() && !region::init(init()) {
             return false;
         }
         let Some(need) = crate::classes::checked_round_up(need, region::PAGE) else {
             return false;
         };
-        let window = if self.window == 0 { FIRST_WINDOW } else { self.window };
+        let w = &mut self.windows[i];
+        let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
         let want = if need > window { need } else { window };
-        // A thread's first window is left to fault in lazily (see `Options::populate`).
-        let Some((start, len)) = region::carve(need, want, self.window != 0) else {
+        // A window's first carve is left to fault in lazily (see `Options::populate`).
+        let Some((start, len)) = region::carve(need, want, w.next != 0) else {
             return false;
         };
-        self.window = (window * 2).min(MAX_WINDOW);
-        if start.addr() == self.end {
+        w.next = (window * 2).min(MAX_WINDOW);
+        if start.addr() == w.end {
             // Adjacent: the newest block can keep growing in place.
-            self.end += len;
+            w.end += len;
         } else {
+            let (tail, room) = (w.cur, w.room());
+            w.cur = start;
+            w.end = start.addr() + len;
+            w.fresh = start.addr();
             if mode == Mode::Recycle {
-                // SAFETY: cur..end is this heap's window tail, overlapped by no block.
-                unsafe { self.file_spare(self.cur, self.room()) };
+                // SAFETY: tail..tail+room was window i's unused tail, overlapped by no
+                // block, and the window has left it.
+                unsafe { self.file_spare(i, tail, room) };
             }
-            self.cur = start;
-            self.end = start.addr() + len;
-            self.fresh = start.addr();
         }
         true
     }
 
-    /// Files `len` spare bytes at `p` as free blocks (largest class first).
+    /// Files `len` spare bytes at `p`, left by window `i`, as free blocks (largest class
+    /// first; only tiny ones from the tiny window, whose memory may be only 8-aligned).
     ///
     /// # Safety
-    /// `p..p+len` is `GRAIN`-aligned region memory owned by this heap that no block
-    /// overlaps and that will not be bumped again.
-    unsafe fn file_spare(&mut self, mut p: *mut u8, mut len: usize) {
-        while let Some(class) = floor_class(len) {
+    /// `p..p+len` is memory of window `i` (aligned as its invariant says, `len` a multiple
+    /// of that alignment) owned by this heap that no block overlaps and that will not be
+    /// bumped again.
+    unsafe fn file_spare(&mut self, i: usize, mut p: *mut u8, mut len: usize) {
+        let largest = |len| if i == 0 && len >= TINY { Some(0) } else { floor_class(len) };
+        while let Some(class) = largest(len) {
             let size = class_size(class);
             // SAFETY: p..p+size lies in the spare range (size <= len).
             unsafe { self.push(p, class) };
@@ -254,31 +320,34 @@ impl Heap {
     /// Pushes block `p` on list `class`.
     ///
     /// # Safety
-    /// `p` is a `GRAIN`-aligned region block of `class_size(class)` bytes owned by the
-    /// caller, in no list, and not used again by the caller.
+    /// `p` is a region block of `class_size(class)` bytes, aligned as the invariant says,
+    /// owned by the caller, in no list, and not used again by the caller.
     #[inline(always)]
     unsafe fn push(&mut self, p: *mut u8, class: usize) {
         // SAFETY: class < CLASSES (callers compute it from a recycled chunk size).
         let head = unsafe { self.free.get_unchecked_mut(class) };
         shadow::defined(p, size_of::<*mut u8>());
-        // SAFETY: p is an owned block of at least GRAIN bytes, aligned.
+        // SAFETY: p is an owned block of at least TINY (one word) bytes, 8-aligned.
         unsafe { p.cast::<*mut u8>().write(*head) };
         shadow::no_access(p, size_of::<*mut u8>());
         *head = p;
     }
 
-    /// Frees chunk `p` of `csz` bytes: the newest block is taken back by the bump
-    /// pointer; in recycling mode others go to their class list; in bump mode they leak.
+    /// Frees chunk `p` of `csz` bytes: the newest block of its band's window is taken back
+    /// by the bump pointer; in recycling mode others go to their class list; in bump mode
+    /// they leak.
     ///
     /// # Safety
     /// `p` is a live region chunk of `csz` bytes (its chunk size in `mode`) from any
     /// thread's heap; it is not used afterwards.
     #[inline(always)]
     pub unsafe fn free(&mut self, p: *mut u8, csz: usize, mode: Mode) {
-        if p.addr() + csz == self.cur.addr() {
-            // The newest block of this window: give it back to the bump pointer.
-            self.fresh = self.fresh.max(self.cur.addr());
-            self.cur = p;
+        // SAFETY: band(_) < 3.
+        let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
+        if w.is_newest(p, csz) {
+            // p..cur is the freed block: the window may take it back (whichever window
+            // bumped it, the range is contiguous with this one's and no longer used).
+            w.take_back(p);
         } else if mode == Mode::Recycle {
             // SAFETY: a recycled chunk is a whole class block; the caller gives it up.
             unsafe { self.push(p, class_of(csz)) };
@@ -287,23 +356,30 @@ impl Heap {
     }
 
     /// Resizes chunk `p` from `old` to `new` chunk bytes without moving it, if `p` is
-    /// the newest block of this window and the window (possibly extended) has room.
-    /// Returns whether it did.
+    /// the newest block of a window and that window (possibly extended) has room. Returns
+    /// whether it did. A block may so outgrow its band; it stays where it is. A tiny chunk
+    /// never changes size in place (it may be only 8-aligned, and a window's bump pointer
+    /// must stay 16-aligned), nor does a chunk become tiny.
     ///
     /// # Safety
-    /// `p` is a live region chunk of `old` bytes; `new` came from `chunk_size`.
+    /// `p` is a live region chunk of `old` bytes; `new` came from `chunk_size` with the
+    /// alignment `p` was allocated with.
     #[inline]
     pub unsafe fn resize_in_place(&mut self, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
-        if p.addr() + old != self.cur.addr() {
-            return false;
+        if old == TINY || new == TINY {
+            return old == new;
         }
+        let Some(i) = (0..self.windows.len()).find(|&i| self.windows[i].is_newest(p, old)) else {
+            return false;
+        };
+        let w = &mut self.windows[i];
         if new <= old {
-            self.fresh = self.fresh.max(self.cur.addr());
-        } else if self.end - p.addr() < new && !self.extend(p, old, new, mode) {
+            w.fresh = w.fresh.max(w.cur.addr());
+        } else if w.end - p.addr() < new && !self.extend(i, p, old, new, mode) {
             return false;
         }
         // SAFETY: p + new <= end (checked or shrinking): inside the window.
-        self.cur = unsafe { p.add(new) };
+        self.windows[i].cur = unsafe { p.add(new) };
         if new > old {
             shadow::undefined(p.wrapping_add(old), new - old);
         } else {
@@ -312,17 +388,17 @@ impl Heap {
         true
     }
 
-    /// Tries to extend the window so that newest block `p` (of `old` bytes, ending at `cur`)
-    /// can reach `new` bytes: only succeeds when the next carved window is adjacent. A
-    /// non-adjacent window replaces the current one (whose tail is filed), ready for the
+    /// Tries to extend window `i` so that its newest block `p` (of `old` bytes, ending at
+    /// `cur`) can reach `new` bytes: only succeeds when the next carved window is adjacent.
+    /// A non-adjacent window replaces the current one (whose tail is filed), ready for the
     /// move that follows; `p` then no longer ends at `cur`.
     #[cold]
-    fn extend(&mut self, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
+    fn extend(&mut self, i: usize, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
         // The region is set up (p is in it), so `init` is never called. Asking for `new`
         // bytes makes a non-adjacent window big enough for the moved block.
-        self.refill(new, mode, &|| region::Options::new(0))
-            && p.addr() + old == self.cur.addr()
-            && self.end - p.addr() >= new
+        self.refill(i, new, mode, &|| region::Options::new(0))
+            && self.windows[i].is_newest(p, old)
+            && self.windows[i].end - p.addr() >= new
     }
 }
 

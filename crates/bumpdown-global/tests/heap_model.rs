@@ -25,6 +25,7 @@ struct Block {
     p: *mut u8,
     size: usize,
     csz: usize,
+    align: usize,
     heap: usize,
     seed: u8,
 }
@@ -64,7 +65,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 };
                 let align = 1usize << ((r >> 32) % 13); // 1..=4096
                 let zero = (r >> 40) % 4 == 0;
-                let Some(csz) = chunk_size(size, mode) else { continue };
+                let Some(csz) = chunk_size(size, align, mode) else { continue };
                 // SAFETY: csz from chunk_size; align is a power of two <= 4096.
                 let p = unsafe {
                     if zero {
@@ -74,14 +75,14 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                     }
                 };
                 assert!(!p.is_null(), "op {op}: region exhausted");
-                assert_eq!(p.addr() % align.max(16), 0);
+                assert_eq!(p.addr() % align.max(csz.min(16)), 0);
                 assert!(region::contains(p));
                 if zero {
                     // SAFETY: a fresh block of csz bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p, csz) };
                     assert!(bytes.iter().all(|&b| b == 0), "op {op}: zeroed block is dirty");
                 }
-                let b = Block { p, size, csz, heap: h, seed: r as u8 };
+                let b = Block { p, size, csz, align, heap: h, seed: r as u8 };
                 fill(&b);
                 live.push(b);
             }
@@ -96,16 +97,17 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
             6 if !live.is_empty() => {
                 // Free the newest block of its heap: the next same-size request gets it back.
                 let b = live.pop().unwrap();
-                let (p, csz, heap) = (b.p, b.csz, b.heap);
+                let (p, csz, align, heap) = (b.p, b.csz, b.align, b.heap);
                 check(&b);
                 // SAFETY: as above.
                 unsafe { heaps[heap].free(p, csz, mode) };
                 // SAFETY: csz from chunk_size.
-                let q = unsafe { heaps[heap].alloc::<false>(csz, 16, mode, &options) };
+                let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, &options) };
                 if mode == Mode::Bump && p.addr() % 16 == 0 {
                     assert!(q == p || live.iter().any(|o| o.heap == heap), "op {op}: newest block not reused");
                 }
-                let b = Block { p: q, size: csz, csz, heap, seed: r as u8 };
+                assert_eq!(q.addr() % align.min(16), 0, "op {op}");
+                let b = Block { p: q, size: csz, csz, align: align.min(16), heap, seed: r as u8 };
                 fill(&b);
                 live.push(b);
             }
@@ -114,7 +116,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 let last = live.len() - 1;
                 let b = &mut live[last];
                 let new_size = (r >> 8) as usize % 40_000;
-                let Some(new) = chunk_size(new_size, mode) else { continue };
+                let Some(new) = chunk_size(new_size, b.align, mode) else { continue };
                 // SAFETY: b is live with chunk size b.csz; new from chunk_size.
                 if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode) } {
                     b.size = b.size.min(new_size);
@@ -163,7 +165,7 @@ fn newest_block_reuse_and_growth_on_a_fresh_heap() {
     let _turn = one_at_a_time();
     for mode in [Mode::Recycle, Mode::Bump] {
         let mut h = Heap::EMPTY;
-        let csz = chunk_size(100, mode).unwrap();
+        let csz = chunk_size(100, 16, mode).unwrap();
         // SAFETY: csz from chunk_size; blocks freed once below.
         unsafe {
             let a = h.alloc::<false>(csz, 16, mode, &options);
@@ -176,10 +178,53 @@ fn newest_block_reuse_and_growth_on_a_fresh_heap() {
             assert_eq!(c, b);
             assert!(std::slice::from_raw_parts(c, csz).iter().all(|&x| x == 0));
             // Grow past the first window (64 KiB): the adjacent next window extends it.
-            let big = chunk_size(200_000, Mode::Bump).unwrap();
+            let big = chunk_size(200_000, 16, Mode::Bump).unwrap();
             assert!(h.resize_in_place(c, csz, big, Mode::Bump));
             h.free(c, big, Mode::Bump);
             h.free(a, csz, mode);
+        }
+    }
+}
+
+#[test]
+fn each_band_bumps_its_own_window() {
+    let _turn = one_at_a_time();
+    let mut h = Heap::EMPTY;
+    let mode = Mode::Recycle;
+    let (tiny, small, large) =
+        (chunk_size(5, 1, mode).unwrap(), chunk_size(30, 8, mode).unwrap(), chunk_size(632, 8, mode).unwrap());
+    assert_eq!((tiny, small, large), (8, 32, 640));
+    // SAFETY: sizes from chunk_size with the alignments passed; every block is freed once.
+    unsafe {
+        let mut blocks = Vec::new();
+        for _ in 0..3 {
+            blocks.push((h.alloc::<false>(tiny, 1, mode, &options), tiny));
+            blocks.push((h.alloc::<false>(small, 8, mode, &options), small));
+            blocks.push((h.alloc::<false>(large, 8, mode, &options), large));
+        }
+        // Interleaved requests, yet each band's blocks are packed side by side.
+        for band in 0..3 {
+            let (p0, csz) = blocks[band];
+            for k in 1..3 {
+                assert_eq!(blocks[band + 3 * k].0.addr(), p0.addr() + k * csz, "band {band}");
+            }
+        }
+        // The newest large block grows in place although smaller blocks came after it.
+        let (last, _) = blocks.pop().unwrap();
+        h.alloc::<false>(tiny, 1, mode, &options).write(1);
+        let grown = chunk_size(1200, 8, mode).unwrap();
+        assert!(h.resize_in_place(last, large, grown, mode));
+        blocks.push((last, grown));
+        // A tiny chunk never changes size in place, and an over-aligned tiny request
+        // takes a 16-byte chunk.
+        let t = h.alloc::<false>(tiny, 8, mode, &options);
+        assert!(!h.resize_in_place(t, tiny, small, mode));
+        let sixteen = chunk_size(4, 16, mode).unwrap();
+        let o = h.alloc::<false>(sixteen, 16, mode, &options);
+        assert_eq!((sixteen, o.addr() % 16), (16, 0));
+        blocks.extend([(t, tiny), (o, sixteen)]);
+        for (p, csz) in blocks {
+            h.free(p, csz, mode);
         }
     }
 }

@@ -16,7 +16,7 @@ unsafe impl Send for SharedHeap {}
 
 /// Bumps `n` blocks of 64 bytes from `heap` and writes each, as a program would.
 fn bump(heap: SharedHeap, n: usize) {
-    let csz = chunk_size(64, Mode::Recycle).unwrap();
+    let csz = chunk_size(64, 16, Mode::Recycle).unwrap();
     for i in 0..n {
         // SAFETY: csz from chunk_size, alignment 16. Only the planted bug lets another
         // thread use the heap at the same time.

@@ -45,7 +45,7 @@ fn out_of_memory() -> *mut u8 {
 /// `align`, or null if the region cannot serve it.
 #[inline(always)]
 fn region_chunk<const ZERO: bool>(total: usize, align: usize, mode: Mode) -> Option<(*mut u8, usize)> {
-    let csz = chunk_size(total, mode)?;
+    let csz = chunk_size(total, align, mode)?;
     // SAFETY: csz from chunk_size in `mode`; align is a power of two <= MAX_ALIGN (callers);
     // the heap code and `region_options` never allocate.
     let c = unsafe { with_heap(|h| h.alloc::<ZERO>(csz, align, mode, &region_options)) };
@@ -204,7 +204,7 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
         usable = h.usable;
         let mode = mode();
         if h.offset == HDR {
-            if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, mode)) {
+            if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, 16, mode)) {
                 let old = usable + HDR;
                 if new == old {
                     return p;
