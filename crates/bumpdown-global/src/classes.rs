@@ -63,6 +63,33 @@ pub const fn class_of(size: usize) -> usize {
     }
 }
 
+/// The class of a chunk size (a [`class_size`]): the same as [`class_of`], one shift for
+/// chunks up to 1 KiB (whose class is their size over [`GRAIN`], the tiny one's 0).
+#[inline(always)]
+pub const fn class_of_chunk(csz: usize) -> usize {
+    if csz <= SMALL_MAX {
+        csz / GRAIN
+    } else {
+        class_of(csz)
+    }
+}
+
+/// The chunk size of a request of `size <= CLASS_MAX` bytes aligned to `align`: the size
+/// of its class, or of class 1 (16 bytes) when a tiny chunk would be under-aligned.
+#[inline(always)]
+pub const fn class_chunk(size: usize, align: usize) -> usize {
+    if size <= SMALL_MAX {
+        if size <= TINY && align <= TINY {
+            TINY
+        } else {
+            // Size 0 takes a grain too: no two blocks start at the same address.
+            (if size == 0 { 1 } else { size } + (GRAIN - 1)) & !(GRAIN - 1)
+        }
+    } else {
+        class_size(class_of(size))
+    }
+}
+
 /// The chunk size of class `class < CLASSES`.
 #[inline(always)]
 pub const fn class_size(class: usize) -> usize {
@@ -109,6 +136,18 @@ mod tests {
                 assert!(class_size(c - 1) < size, "size {size} class {c}");
             }
             assert!(class_size(c) % GRAIN == 0 || class_size(c) == TINY);
+        }
+    }
+
+    #[test]
+    fn the_shortcuts_agree_with_the_classes() {
+        for size in 0..=CLASS_MAX {
+            for align in [1, 8, 16, 4096] {
+                let csz = class_chunk(size, align);
+                let expect = if size <= TINY && align > TINY { GRAIN } else { class_size(class_of(size)) };
+                assert_eq!(csz, expect, "size {size} align {align}");
+                assert_eq!(class_of_chunk(csz), class_of(csz), "size {size}");
+            }
         }
     }
 

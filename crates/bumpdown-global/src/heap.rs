@@ -32,7 +32,7 @@
 
 use core::ptr;
 
-use crate::classes::{class_of, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
+use crate::classes::{class_chunk, class_of_chunk, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
 use crate::region;
 use crate::shadow;
 
@@ -78,8 +78,7 @@ pub enum Mode {
 pub const fn chunk_size(size: usize, align: usize, mode: Mode) -> Option<usize> {
     match mode {
         // A tiny chunk is only 8-aligned: an over-aligned request takes the next class.
-        Mode::Recycle if size <= TINY && align > TINY => Some(GRAIN),
-        Mode::Recycle if size <= CLASS_MAX => Some(class_size(class_of(size))),
+        Mode::Recycle if size <= CLASS_MAX => Some(class_chunk(size, align)),
         Mode::Recycle => None,
         // Size 0 takes a grain too: every block's start lies strictly inside the region.
         Mode::Bump if size == 0 => Some(GRAIN),
@@ -193,7 +192,7 @@ impl Heap {
     ) -> *mut u8 {
         if align <= GRAIN {
             if mode == Mode::Recycle {
-                let class = class_of(csz);
+                let class = class_of_chunk(csz);
                 // SAFETY: class < CLASSES (csz <= CLASS_MAX in recycle mode).
                 let head = unsafe { self.free.get_unchecked_mut(class) };
                 if !head.is_null() {
@@ -350,7 +349,7 @@ impl Heap {
             w.take_back(p);
         } else if mode == Mode::Recycle {
             // SAFETY: a recycled chunk is a whole class block; the caller gives it up.
-            unsafe { self.push(p, class_of(csz)) };
+            unsafe { self.push(p, class_of_chunk(csz)) };
         }
         shadow::no_access(p, csz);
     }
