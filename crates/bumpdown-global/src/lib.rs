@@ -19,7 +19,8 @@
 //!
 //! # Layout
 //! * [`region`]: the one `mmap` reservation and the atomic carving of thread windows.
-//! * [`heap`]: a thread's window and free lists; [`with_heap`] reaches the current one.
+//! * [`heap`]: a thread's windows (one per size band) and free lists; [`with_heap`]
+//!   reaches the current one.
 //! * [`classes`]: size-class arithmetic (no `unsafe`).
 //! * [`BumpGlobal`]: the `GlobalAlloc` front end. Blocks over the largest size class get
 //!   mappings of their own (on huge pages when 2 MiB or more); the system allocator takes
