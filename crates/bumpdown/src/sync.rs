@@ -1,10 +1,18 @@
 //! `SyncArena`: one arena shared by many threads, with a lock-free fast path.
 //!
-//! Threads allocate from the current chunk by moving its `top` down with one
-//! compare-exchange; only replacing a full chunk takes a lock. Chunks are freed only by
-//! `reset` (`&mut self`) or drop, so a thread still bumping a chunk that another thread
-//! has just replaced is bumping live memory: it may waste the old chunk's tail, never
-//! misuse it.
+//! Threads do not bump the shared chunk's `top` directly: with two threads at once its
+//! cache line would bounce between cores on every allocation. The arena instead has a
+//! few *lanes*, each alone on its cache lines, and every thread is dealt one lane (round
+//! robin, once per thread). A lane holds a *window*: a block of the current chunk
+//! (4 KiB, doubling to 64 KiB) whose header, at its start, has its own atomic `top`.
+//! The fast path is one atomic subtraction on that `top`, a line which usually only one
+//! thread writes. Threads sharing a lane stay correct (the subtraction is atomic), only
+//! slower. Refilling a lane, like replacing a full chunk, takes the arena's lock; large
+//! or very aligned requests skip the lanes and bump the current chunk as before.
+//!
+//! Chunks are freed only by `reset` (`&mut self`) or drop, and windows live inside
+//! chunks, so a thread still bumping a window or chunk that another thread has just
+//! replaced is bumping live memory: it may waste its tail, never misuse it.
 //!
 //! For the highest throughput each thread takes a [`LocalArena`] (`arena.local()`): it
 //! carves windows out of the shared arena with one atomic step each and bumps inside
@@ -33,12 +41,34 @@ const FIRST_CHUNK: usize = 16 * 1024;
 const MAX_CHUNK: usize = 4 << 20;
 /// Requests above this get a chunk of their own and leave the current one in place.
 const BIG: usize = MAX_CHUNK / 8;
-/// Windows a `LocalArena` takes: the first size, the largest.
+/// Windows a `LocalArena` takes, and those `SyncArena`'s lanes hold: the first size,
+/// the largest.
 const FIRST_WINDOW: usize = 4 * 1024;
 const MAX_WINDOW: usize = 64 * 1024;
 
-/// The header at the start of every shared chunk. Aligned to a cache line, so that the
-/// contended `top` shares its line with nothing but the fields read with it.
+/// Lanes of a `SyncArena`. More lanes than threads keeps threads apart; a few more than
+/// the usual core count costs only a cache-line pair each (windows are taken lazily).
+const LANES: usize = 8;
+/// A lane window's alignment and the bytes its header takes: a pair of cache lines, so
+/// that no block handed out (from this window or the one below) shares a line, or an
+/// adjacent-line prefetch pair, with the window's contended `top`.
+const WINDOW_ALIGN: usize = 128;
+const WINDOW_HEADER: usize = 128;
+/// Requests above this size (or aligned above `WINDOW_ALIGN`) skip the lanes: they
+/// would waste too much of a window.
+const LANE_MAX_REQUEST: usize = MAX_WINDOW / 4;
+const _: () = assert!(core::mem::size_of::<SharedChunk>() <= WINDOW_HEADER);
+const _: () = assert!(WINDOW_ALIGN % core::mem::align_of::<SharedChunk>() == 0);
+const _: () = assert!(WINDOW_ALIGN >= CHUNK_ALIGN && WINDOW_HEADER % WINDOW_ALIGN == 0);
+// A window of `w >= FIRST_WINDOW` bytes holds any request of at most `w / 4` bytes
+// aligned to at most WINDOW_ALIGN above its header; the largest window holds the largest
+// lane request.
+const _: () = assert!(FIRST_WINDOW - FIRST_WINDOW / 4 >= WINDOW_ALIGN + WINDOW_HEADER);
+const _: () = assert!(4 * LANE_MAX_REQUEST <= MAX_WINDOW);
+
+/// The header at the start of every shared chunk, and of every lane window. Aligned to a
+/// cache line, so that the contended `top` shares its line with nothing but the fields
+/// read with it.
 #[repr(C, align(64))]
 struct SharedChunk {
     // INVARIANT: `top <= end` and `top % WORD == 0`. While `top >= bottom`,
@@ -51,10 +81,44 @@ struct SharedChunk {
     end: usize,
     /// The chunk's block, with its provenance: allocations are made from it by address.
     base: *mut u8,
-    /// The block's size (its layout is `size` bytes aligned to the header).
+    /// The block's size (for a chunk, its layout is `size` bytes aligned to the header;
+    /// for a window, the window's bytes, header included).
     size: usize,
-    /// The next older chunk in the arena's list (fixed once published).
+    /// The next older chunk in the arena's list (fixed once published); null in a
+    /// window.
     prev: *mut SharedChunk,
+}
+
+/// One lane of a `SyncArena`: the window its threads bump, alone on its pair of cache
+/// lines.
+#[repr(align(128))]
+struct Lane {
+    // INVARIANT: `window` is the sentinel or the header of a window (a block of
+    // `header.size` bytes, aligned to WINDOW_ALIGN, with `bottom = start +
+    // WINDOW_HEADER` and `end = start + size`) inside a chunk of this arena's list,
+    // published with `Release` after its header was written. It is replaced only with
+    // the arena's lock held, or by `reset` (`&mut`).
+    window: AtomicPtr<SharedChunk>,
+}
+
+/// Hands out lanes round robin, one per thread on its first allocation.
+static NEXT_LANE: AtomicUsize = AtomicUsize::new(0);
+
+std::thread_local! {
+    /// This thread's lane (in every `SyncArena`), or `usize::MAX` before its first slow
+    /// path. Const-initialised with nothing to drop, so reading it is one load.
+    static LANE: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// This thread's lane, dealt on first use.
+fn lane_index() -> usize {
+    let lane = LANE.get();
+    if lane < LANES {
+        return lane;
+    }
+    let lane = NEXT_LANE.fetch_add(1, Ordering::Relaxed) % LANES;
+    LANE.set(lane);
+    lane
 }
 
 /// Shared chunks hand out multiples of this many bytes, so that one atomic subtraction
@@ -129,8 +193,9 @@ struct Books {
 
 /// An arena that many threads allocate from at once, through `&SyncArena`.
 ///
-/// The fast path is lock-free: one compare-exchange on the current chunk's bump
-/// pointer. For more speed, give each thread a [`LocalArena`] with
+/// The fast path is lock-free: one atomic subtraction on the bump pointer of a window
+/// that the calling thread's lane holds, which few other threads touch (see the module
+/// docs). For more speed, give each thread a [`LocalArena`] with
 /// [`local`](SyncArena::local): it bumps a window of the shared arena with no atomics at
 /// all. Everything lives until [`reset`](SyncArena::reset) or drop; values are never
 /// dropped.
@@ -160,14 +225,18 @@ pub struct SyncArena<A: BackingAllocator = Global> {
     // published with `Release` after its header was written. Every chunk in the list
     // stays allocated until `reset` or drop (both `&mut self`).
     current: AtomicPtr<SharedChunk>,
+    /// Windows of the current chunks, one per lane; threads are dealt lanes by
+    /// `lane_index`.
+    lanes: [Lane; LANES],
     books: Mutex<Books>,
     alloc: A,
 }
 
-// SAFETY: the chunks are owned by the arena; shared access goes through atomics (`top`,
-// `current`) or the mutex (`books`); the rest of a header is written before it is
-// published and never after. The backing allocator is used from several threads, hence
-// `A: Sync` (and `Send` to move or drop the arena elsewhere).
+// SAFETY: the chunks (and the windows in them) are owned by the arena; shared access
+// goes through atomics (`top`, `current`, the lanes) or the mutex (`books`); the rest of
+// a header is written before it is published and never after. The backing allocator is
+// used from several threads, hence `A: Sync` (and `Send` to move or drop the arena
+// elsewhere).
 unsafe impl<A: BackingAllocator + Send + Sync> Sync for SyncArena<A> {}
 // SAFETY: as above; moving the arena moves ownership of everything it holds.
 unsafe impl<A: BackingAllocator + Send> Send for SyncArena<A> {}
@@ -208,6 +277,8 @@ impl<A: BackingAllocator> SyncArena<A> {
     pub const fn new_in(alloc: A) -> Self {
         SyncArena {
             current: AtomicPtr::new(empty_shared()),
+            // No lane has a window yet.
+            lanes: [const { Lane { window: AtomicPtr::new(empty_shared()) } }; LANES],
             books: Mutex::new(Books { newest: ptr::null_mut(), next_size: FIRST_CHUNK, held: 0, chunks: 0 }),
             alloc,
         }
@@ -237,8 +308,8 @@ impl<A: BackingAllocator> SyncArena<A> {
         Ok(arena)
     }
 
-    /// Allocates a block for `layout` (uninitialized), lock-free unless the current
-    /// chunk is full.
+    /// Allocates a block for `layout` (uninitialized), lock-free unless this thread's
+    /// lane needs a new window.
     ///
     /// ```
     /// use core::alloc::Layout;
@@ -251,14 +322,20 @@ impl<A: BackingAllocator> SyncArena<A> {
         if layout.size() == 0 {
             return Ok(dangling(layout.align()));
         }
-        // SAFETY: `current` always points to the sentinel or a live chunk (invariant);
-        // `Acquire` pairs with the `Release` that published it, so its header is seen.
-        let chunk = unsafe { &*self.current.load(Ordering::Acquire) };
-        match chunk.bump(layout.size(), layout.align()) {
-            // SAFETY: inside a live chunk, so not null.
-            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
-            None => self.alloc_slow(layout).map(|(p, _)| p),
+        // A thread with no lane yet (`usize::MAX`) misses here and gets one in the slow
+        // path. On x86-64 a hit is: the thread-local lane index (`fs:`-relative), a
+        // compare, a load of the lane's window, and the window's `lock xadd` with its
+        // range check.
+        if let Some(lane) = self.lanes.get(LANE.get()) {
+            // SAFETY: a lane holds the sentinel or a window in a live chunk (invariant);
+            // `Acquire` pairs with the `Release` that published it, so its header is seen.
+            let window = unsafe { &*lane.window.load(Ordering::Acquire) };
+            if let Some(p) = window.bump(layout.size(), layout.align()) {
+                // SAFETY: inside a live chunk, so not null.
+                return Ok(unsafe { NonNull::new_unchecked(p) });
+            }
         }
+        self.alloc_slow_lane(layout)
     }
 
     /// Like [`try_alloc_layout`](SyncArena::try_alloc_layout), panicking on failure.
@@ -369,6 +446,10 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// assert_eq!(arena.chunk_count(), 1);
     /// ```
     pub fn reset(&mut self) {
+        // The windows live in the chunks freed or emptied below.
+        for lane in &mut self.lanes {
+            *lane.window.get_mut() = empty_shared();
+        }
         let current = *self.current.get_mut();
         let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
         let mut cursor = books.newest;
@@ -393,14 +474,94 @@ impl<A: BackingAllocator> SyncArena<A> {
         }
     }
 
-    /// The slow path: validates the request, then takes the lock and either finds room
-    /// in a chunk another thread just installed, or allocates a chunk. Returns the
+    /// The slow path of `try_alloc_layout` (`layout.size() > 0`): this thread has no
+    /// lane yet, or its lane's window has no room for `layout`. Deals the lane, then
+    /// either finds room in it (another thread of the lane may have refilled it) or,
+    /// under the lock, gives the lane a new window. Large or very aligned requests go to
+    /// the current chunk instead.
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow_lane(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let (size, align) = (layout.size(), layout.align());
+        if size > LANE_MAX_REQUEST || align > WINDOW_ALIGN {
+            return self.alloc_in_chunk(layout).map(|(p, _)| p);
+        }
+        let lane = &self.lanes[lane_index()];
+        // SAFETY: the lane invariant, as in `try_alloc_layout`.
+        if let Some(p) = unsafe { &*lane.window.load(Ordering::Acquire) }.bump(size, align) {
+            // SAFETY: inside a live chunk, so not null.
+            return Ok(unsafe { NonNull::new_unchecked(p) });
+        }
+        let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        // Only lock holders replace a lane's window: if another thread did while this
+        // one waited, its window may have room.
+        let old = lane.window.load(Ordering::Acquire);
+        // SAFETY: the lane invariant.
+        let old = unsafe { &*old };
+        if let Some(p) = old.bump(size, align) {
+            // SAFETY: inside a live chunk, so not null.
+            return Ok(unsafe { NonNull::new_unchecked(p) });
+        }
+        // Sizes double per lane; the sentinel's size is 0. At most MAX_WINDOW, since
+        // `size <= LANE_MAX_REQUEST`.
+        let window_size = (old.size * 2).clamp(FIRST_WINDOW, MAX_WINDOW).max((size * 4).next_power_of_two());
+        // SAFETY: a small size (at most MAX_WINDOW) and a power-of-two alignment.
+        let window_layout = unsafe { Layout::from_size_align_unchecked(window_size, WINDOW_ALIGN) };
+        let (start, _) = self.alloc_locked(&mut books, window_layout)?;
+        let start = start.as_ptr();
+        let end = start.addr() + window_size;
+        let header = start.cast::<SharedChunk>();
+        // SAFETY: `start` is a fresh block of `window_size >= WINDOW_HEADER` bytes aligned
+        // to WINDOW_ALIGN (enough for the header), which no other thread knows of yet.
+        unsafe {
+            header.write(SharedChunk {
+                top: AtomicUsize::new(end),
+                bottom: start.addr() + WINDOW_HEADER,
+                end,
+                base: start,
+                size: window_size,
+                prev: ptr::null_mut(),
+            });
+        }
+        // SAFETY: just written; not shared yet.
+        let header_ref = unsafe { &*header };
+        // Cannot fail: `size <= window_size / 4` and `align <= WINDOW_ALIGN` (see the
+        // constants' assertions).
+        let p = header_ref.bump(size, align).ok_or(AllocError::OUT_OF_MEMORY)?;
+        // Publish the header (written above) to the threads that load the lane. The old
+        // window's tail is lost until `reset`.
+        lane.window.store(header, Ordering::Release);
+        drop(books);
+        // SAFETY: inside the window, so not null.
+        Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+
+    /// Allocates `layout` (`size > 0`) from the current chunk, or through the slow path.
+    /// Returns the block and the chunk it is in.
+    fn alloc_in_chunk(&self, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
+        let current = self.current.load(Ordering::Acquire);
+        // SAFETY: `current` is the sentinel or a live chunk (invariant); `Acquire` pairs
+        // with the `Release` that published it, so its header is seen.
+        match unsafe { &*current }.bump(layout.size(), layout.align()) {
+            // SAFETY: inside a chunk, so not null.
+            Some(p) => Ok((unsafe { NonNull::new_unchecked(p) }, current)),
+            None => self.alloc_slow(layout),
+        }
+    }
+
+    /// The chunk slow path: validates the request, then takes the lock and either finds
+    /// room in a chunk another thread just installed, or allocates a chunk. Returns the
     /// block and the chunk it is in.
     #[cold]
     #[inline(never)]
     fn alloc_slow(&self, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
-        let (size, align) = (layout.size(), layout.align());
         let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        self.alloc_locked(&mut books, layout)
+    }
+
+    /// `alloc_slow` with the lock (`books`) held.
+    fn alloc_locked(&self, books: &mut Books, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
+        let (size, align) = (layout.size(), layout.align());
         let current = self.current.load(Ordering::Acquire);
         // SAFETY: `current` is the sentinel or a live chunk.
         if let Some(p) = unsafe { &*current }.bump(size, align) {
@@ -571,13 +732,7 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
     fn take_window(&self, size: usize) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
         // SAFETY: a valid layout (small size, alignment a power of two).
         let layout = unsafe { Layout::from_size_align_unchecked(size, CHUNK_ALIGN) };
-        let current = self.shared.current.load(Ordering::Acquire);
-        // SAFETY: `current` is the sentinel or a live chunk.
-        match unsafe { &*current }.bump(size, CHUNK_ALIGN) {
-            // SAFETY: inside a chunk, so not null.
-            Some(p) => Ok((unsafe { NonNull::new_unchecked(p) }, current)),
-            None => self.shared.alloc_slow(layout),
-        }
+        self.shared.alloc_in_chunk(layout)
     }
 
     /// Returns the free part of the window to its chunk, if the window is still the

@@ -11,13 +11,25 @@ use std::sync::Barrier;
 const THREADS: usize = if cfg!(miri) { 3 } else { 4 };
 const PER_THREAD: usize = if cfg!(miri) { 300 } else { 200_000 };
 
-/// Runs `work` on `THREADS` threads at once, then checks that every block they made
+/// More threads than the arena has lanes (8), so that some share one.
+const MANY_THREADS: usize = if cfg!(miri) { 10 } else { 12 };
+
+/// Runs `work` on `THREADS` threads at once; see `stress_on`.
+fn stress<'a>(arena: &'a SyncArena, work: impl Fn(&'a SyncArena, usize, &mut Vec<(&'a mut [u8], u8)>) + Sync) -> usize {
+    stress_on(THREADS, arena, work)
+}
+
+/// Runs `work` on `threads` threads at once, then checks that every block they made
 /// still holds the byte its thread wrote and that no two blocks overlap. Returns how
 /// many blocks there were.
-fn stress<'a>(arena: &'a SyncArena, work: impl Fn(&'a SyncArena, usize, &mut Vec<(&'a mut [u8], u8)>) + Sync) -> usize {
-    let barrier = Barrier::new(THREADS);
+fn stress_on<'a>(
+    threads: usize,
+    arena: &'a SyncArena,
+    work: impl Fn(&'a SyncArena, usize, &mut Vec<(&'a mut [u8], u8)>) + Sync,
+) -> usize {
+    let barrier = Barrier::new(threads);
     let blocks: Vec<(&'a mut [u8], u8)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..THREADS)
+        let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let (barrier, work) = (&barrier, &work);
                 s.spawn(move || {
@@ -62,6 +74,108 @@ fn threads_allocating_through_the_shared_arena_never_overlap() {
         }
     });
     assert_eq!(count, THREADS * PER_THREAD);
+}
+
+#[test]
+fn more_threads_than_lanes_refill_their_lanes_without_overlap() {
+    let arena = SyncArena::new();
+    let per_thread = PER_THREAD / 4;
+    let count = stress_on(MANY_THREADS, &arena, |arena, t, mine| {
+        for i in 0..per_thread {
+            let byte = (t * 29 + i) as u8;
+            // Mostly small blocks (many windows fill up), now and then one too large for
+            // a lane, or aligned beyond a window's guarantee.
+            let s: &mut [u8] = match i % 500 {
+                499 => arena.alloc_slice_copy(&vec![byte; 20_000][..]),
+                250 => {
+                    let p = arena.alloc_layout(Layout::from_size_align(300, 1024).unwrap());
+                    assert_eq!(p.as_ptr() as usize % 1024, 0);
+                    // SAFETY: a fresh block of 300 bytes, ours alone.
+                    unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), 300) }
+                }
+                _ => arena.alloc_slice_copy(&vec![byte; size_of_step(t, i)][..]),
+            };
+            s.fill(byte);
+            mine.push((s, byte));
+        }
+    });
+    assert_eq!(count, MANY_THREADS * per_thread);
+}
+
+#[test]
+fn reset_while_lanes_hold_windows_then_allocate_again() {
+    // `TestAlloc` is not `Sync`; the held bytes and chunk count tell the same story.
+    let mut arena = SyncArena::new();
+    let per_thread = if cfg!(miri) { 200 } else { 20_000 };
+    for round in 0..3u8 {
+        let arena_ref = &arena;
+        std::thread::scope(|s| {
+            for t in 0..MANY_THREADS {
+                s.spawn(move || {
+                    let byte = round.wrapping_mul(16).wrapping_add(t as u8);
+                    let blocks: Vec<&mut [u8]> =
+                        (0..per_thread).map(|i| arena_ref.alloc_slice_copy(&[byte; 40][..1 + (i + t) % 40])).collect();
+                    assert!(blocks.iter().all(|b| b.iter().all(|&x| x == byte)));
+                });
+            }
+        });
+        arena.reset();
+        assert_eq!(arena.chunk_count(), 1);
+        // The lanes start over in the kept chunk: a few small blocks need no new chunk.
+        let held = arena.allocated_bytes();
+        let a = arena.alloc(round);
+        let b = arena.alloc_slice_copy(&[round; 100]);
+        assert_eq!((*a, b[99]), (round, round));
+        assert_eq!((arena.chunk_count(), arena.allocated_bytes()), (1, held));
+    }
+}
+
+#[test]
+fn requests_larger_than_a_window_go_to_the_chunk() {
+    let arena = SyncArena::new();
+    let small = arena.alloc(0x11u8);
+    // Above a first window's quarter, above the largest lane request, above a chunk.
+    let sizes = [2_000, 5_000, 16_384, 20_000, 70_000, 1 << 20];
+    let blocks: Vec<(&mut [u8], u8)> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let byte = i as u8 + 1;
+            (arena.alloc_slice_copy(&vec![byte; n][..]), byte)
+        })
+        .collect();
+    let after = arena.alloc(0x22u8);
+    assert_eq!((*small, *after), (0x11, 0x22));
+    for (b, byte) in &blocks {
+        assert!(b.iter().all(|x| x == byte));
+    }
+    let mut ranges: Vec<(usize, usize)> =
+        blocks.iter().map(|(b, _)| (b.as_ptr().addr(), b.as_ptr().addr() + b.len())).collect();
+    ranges.push((small as *mut u8 as usize, small as *mut u8 as usize + 1));
+    ranges.push((after as *mut u8 as usize, after as *mut u8 as usize + 1));
+    ranges.sort_unstable();
+    assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0), "blocks overlap: {ranges:x?}");
+}
+
+#[test]
+fn alignments_up_to_4096_through_the_shared_arena() {
+    let arena = SyncArena::new();
+    let rounds = if cfg!(miri) { 2 } else { 50 };
+    stress(&arena, |arena, t, mine| {
+        for i in 0..rounds {
+            for shift in 0..=12 {
+                let align = 1usize << shift;
+                let size = 1 + (t * 5 + i * 3 + shift) % 70;
+                let byte = (t * 13 + shift + i) as u8;
+                let p = arena.alloc_layout(Layout::from_size_align(size, align).unwrap());
+                assert_eq!(p.as_ptr() as usize % align, 0, "align {align}");
+                // SAFETY: a fresh block of `size` bytes, ours alone.
+                let s = unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), size) };
+                s.fill(byte);
+                mine.push((s, byte));
+            }
+        }
+    });
 }
 
 #[test]
@@ -123,14 +237,16 @@ fn allocations_outlive_the_local_handle_and_are_aligned() {
 fn a_dropped_handle_gives_its_window_back() {
     let arena = SyncArena::new();
     arena.alloc(0u8); // the first chunk
-    let first = arena.alloc(1u8) as *mut u8 as usize;
-    {
+    let first = {
         let local = arena.local();
-        local.alloc(2u8);
-    }
-    // The window's unused part went back: the next shared allocation lands right
-    // below the handle's one byte.
-    let next = arena.alloc(3u8) as *mut u8 as usize;
+        local.alloc(1u8) as *mut u8 as usize
+    };
+    // The window's unused part went back: the next handle's window ends right below the
+    // first handle's one byte.
+    let next = {
+        let local = arena.local();
+        local.alloc(2u8) as *mut u8 as usize
+    };
     assert!(first - next < 64, "the window was not given back ({first:x} vs {next:x})");
 }
 
