@@ -101,6 +101,25 @@ struct Lane {
     window: AtomicPtr<SharedChunk>,
 }
 
+impl Lane {
+    /// The lane's window, as it is now.
+    #[inline(always)]
+    fn window(&self) -> &SharedChunk {
+        // SAFETY: the sentinel or a window in a live chunk of the arena that owns this
+        // lane, alive while the lane is borrowed (invariant); `Acquire` pairs with the
+        // `Release` that published it, so its header is seen.
+        unsafe { &*self.window.load(Ordering::Acquire) }
+    }
+
+    /// A block of `size` bytes aligned to `align` from the lane's window, or `None` if
+    /// the window has no room.
+    #[inline(always)]
+    fn bump(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
+        // SAFETY: inside a live chunk, so not null.
+        self.window().bump(size, align).map(|p| unsafe { NonNull::new_unchecked(p) })
+    }
+}
+
 /// Hands out lanes round robin, one per thread on its first allocation.
 static NEXT_LANE: AtomicUsize = AtomicUsize::new(0);
 
@@ -326,14 +345,8 @@ impl<A: BackingAllocator> SyncArena<A> {
         // path. On x86-64 a hit is: the thread-local lane index (`fs:`-relative), a
         // compare, a load of the lane's window, and the window's `lock xadd` with its
         // range check.
-        if let Some(lane) = self.lanes.get(LANE.get()) {
-            // SAFETY: a lane holds the sentinel or a window in a live chunk (invariant);
-            // `Acquire` pairs with the `Release` that published it, so its header is seen.
-            let window = unsafe { &*lane.window.load(Ordering::Acquire) };
-            if let Some(p) = window.bump(layout.size(), layout.align()) {
-                // SAFETY: inside a live chunk, so not null.
-                return Ok(unsafe { NonNull::new_unchecked(p) });
-            }
+        if let Some(p) = self.lanes.get(LANE.get()).and_then(|lane| lane.bump(layout.size(), layout.align())) {
+            return Ok(p);
         }
         self.alloc_slow_lane(layout)
     }
@@ -487,24 +500,18 @@ impl<A: BackingAllocator> SyncArena<A> {
             return self.alloc_in_chunk(layout).map(|(p, _)| p);
         }
         let lane = &self.lanes[lane_index()];
-        // SAFETY: the lane invariant, as in `try_alloc_layout`.
-        if let Some(p) = unsafe { &*lane.window.load(Ordering::Acquire) }.bump(size, align) {
-            // SAFETY: inside a live chunk, so not null.
-            return Ok(unsafe { NonNull::new_unchecked(p) });
+        if let Some(p) = lane.bump(size, align) {
+            return Ok(p);
         }
         let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
         // Only lock holders replace a lane's window: if another thread did while this
         // one waited, its window may have room.
-        let old = lane.window.load(Ordering::Acquire);
-        // SAFETY: the lane invariant.
-        let old = unsafe { &*old };
-        if let Some(p) = old.bump(size, align) {
-            // SAFETY: inside a live chunk, so not null.
-            return Ok(unsafe { NonNull::new_unchecked(p) });
+        if let Some(p) = lane.bump(size, align) {
+            return Ok(p);
         }
         // Sizes double per lane; the sentinel's size is 0. At most MAX_WINDOW, since
-        // `size <= LANE_MAX_REQUEST`.
-        let window_size = (old.size * 2).clamp(FIRST_WINDOW, MAX_WINDOW).max((size * 4).next_power_of_two());
+        // `size <= LANE_MAX_REQUEST`. The window cannot change while the lock is held.
+        let window_size = (lane.window().size * 2).clamp(FIRST_WINDOW, MAX_WINDOW).max((size * 4).next_power_of_two());
         // SAFETY: a small size (at most MAX_WINDOW) and a power-of-two alignment.
         let window_layout = unsafe { Layout::from_size_align_unchecked(window_size, WINDOW_ALIGN) };
         let (start, _) = self.alloc_locked(&mut books, window_layout)?;
