@@ -77,6 +77,7 @@ struct Count {
     instructions: usize,
     branches: usize,
     top_loads: usize,
+    prefetches: usize,
 }
 
 fn count(asm: &str, symbol: &str) -> Count {
@@ -87,6 +88,7 @@ fn count(asm: &str, symbol: &str) -> Count {
         instructions: counted.len(),
         branches: counted.iter().filter(|i| i.starts_with('j') && !i.starts_with("jmp")).count(),
         top_loads: counted.iter().filter(|i| i.starts_with("mov") && i.ends_with(",QWORD PTR [rdi]")).count(),
+        prefetches: counted.iter().filter(|i| i.starts_with("prefetch")).count(),
     }
 }
 
@@ -109,17 +111,17 @@ const BOUNDS: [(&str, usize, usize); 13] = [
     // (a shift).
     ("array_u32", 13, 2),
     // The virtual-memory arena bumps up: load top, add, and, lea end, cmp committed, ja,
-    // store top, store value, ret. One more than down: the size and the rounding cannot
-    // share one subtraction.
-    ("vm_u64", 9, 1),
-    ("vm_u32", 9, 1),
-    ("vm_u128", 10, 1),
+    // store top, store value, prefetch, ret. One more than down: the size and the
+    // rounding cannot share one subtraction; and the prefetch 2 KiB ahead.
+    ("vm_u64", 10, 1),
+    ("vm_u32", 10, 1),
+    ("vm_u128", 11, 1),
     // No alignment step for bytes: lea end, compare, store.
-    ("vm_u8", 7, 1),
+    ("vm_u8", 8, 1),
     // Seed 004's 64 bytes aligned to 16, no value stored.
-    ("vm_block64", 8, 1),
+    ("vm_block64", 9, 1),
     // A run-time size: committed - p compared with the size, then p + size.
-    ("vm_runtime_size", 10, 1),
+    ("vm_runtime_size", 11, 1),
 ];
 
 #[test]
@@ -132,6 +134,8 @@ fn inline_fast_path_is_a_short_straight_line() {
         assert!(c.instructions <= insns, "{probe} (no NULL check): {} instructions > {insns}", c.instructions);
         assert_eq!(c.branches, branches, "{probe} (no NULL check): conditional branches");
         assert_eq!(c.top_loads, 1, "{probe} (no NULL check): loads of top");
+        let prefetches = usize::from(probe.starts_with("vm_"));
+        assert_eq!(c.prefetches, prefetches, "{probe} (no NULL check): prefetches");
 
         let c = count(&plain, &format!("bd_probe_{probe}"));
         assert!(c.instructions <= insns + 2, "{probe}: {} instructions > {}", c.instructions, insns + 2);
@@ -195,8 +199,8 @@ fn a_vm_cursor_keeps_top_in_a_register() {
         let body = loop_body(&asm, symbol);
         eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
         // add, and, lea end, compare with committed, branch, keep the new top, store the
-        // value, and the loop's own counter, compare and branch.
-        assert!(body.len() <= 11, "{symbol}: loop body is {} instructions", body.len());
+        // value, the prefetch, and the loop's own counter, compare and branch.
+        assert!(body.len() <= 12, "{symbol}: loop body is {} instructions", body.len());
         let loads: Vec<_> = body.iter().filter(|i| i.contains(",QWORD PTR [")).collect();
         assert!(loads.is_empty(), "{symbol}: the loop reads memory: {loads:?}");
         let stores = body.iter().filter(|i| i.starts_with("mov QWORD PTR [")).count();

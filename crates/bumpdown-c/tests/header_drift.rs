@@ -256,6 +256,7 @@ fn constants_agree() {
     }
     assert_eq!(header_constant("define BD_MIN_BOTTOM"), bumpdown::bumping::MIN_BOTTOM);
     assert_eq!(header_constant("define BD_CHUNK_ALIGN"), bumpdown::bumping::CHUNK_ALIGN);
+    assert_eq!(header_constant("define BD_VM_PREFETCH_AHEAD"), bumpdown::bumping::PREFETCH_AHEAD);
     for (name, value) in [
         ("BD_VM_NO_POPULATE", BD_VM_NO_POPULATE),
         ("BD_VM_HUGE_PAGES", BD_VM_HUGE_PAGES),

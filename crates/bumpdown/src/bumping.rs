@@ -139,6 +139,20 @@ pub fn bump_checked(top: usize, bottom: usize, size: usize, align: usize, min_al
 /// The highest address an upward range may end at.
 pub const MAX_END: usize = isize::MAX as usize;
 
+/// How far above its bump pointer each `VmArena` allocation (and the C header's
+/// `bd_vm_alloc`, as `BD_VM_PREFETCH_AHEAD`) asks the CPU to start loading a
+/// cache line: 2 KiB, 32 lines ahead.
+///
+/// An arena writes lines it has not touched for a long time, so every new line is a
+/// cache miss, and the hardware prefetchers only follow a stream once it is under way
+/// (and never across a 4 KiB page). One prefetch instruction per allocation keeps the
+/// misses in flight ahead of the program's stores. On the seed-004 warm pass (640 MB of
+/// 64-byte allocations over pages already written once; 2-core Xeon VM) it took the
+/// arena from 10.0-13.8 ns per allocation to 6.8-8.0 ns, below the 10.9-12.8 ns of a
+/// bare pointer bump with no checks at all; 1 KiB gave 7.4-8.8 ns. A prefetch never
+/// faults, so a line past the committed part (or past the reservation) is harmless.
+pub const PREFETCH_AHEAD: usize = 2048;
+
 /// Upward bump for a size known at compile time (`size <= MIN_BOTTOM`) and a type's
 /// alignment (`align <= 1 << 29`): returns where the block starts. With constants, one
 /// `add` (plus an `add`/`and` pair when `align > min_align`) and one comparison. That is

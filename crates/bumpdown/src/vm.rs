@@ -14,7 +14,7 @@ use core::fmt;
 use core::ops::Deref;
 
 use crate::bump::Bump;
-use crate::bumping::{round_down, round_up, MAX_END};
+use crate::bumping::{round_down, round_up, MAX_END, PREFETCH_AHEAD};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 use crate::os::{self, PAGE};
 use crate::populate::Populator;
@@ -50,6 +50,21 @@ const BACKGROUND_PIECE: usize = HUGE_PAGE;
 /// than the thread is asked to go, so that the arena changes protections rarely: an
 /// `mprotect` waits for the thread's populating call in progress to finish.
 const PREPARE_STEP: usize = 64 << 20;
+
+/// Asks the CPU to start loading the line [`PREFETCH_AHEAD`] bytes above `top` (one
+/// `prefetcht0` on x86-64; nothing elsewhere, or under Miri).
+#[inline(always)]
+fn prefetch_ahead(top: *mut u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never
+    // faults, whatever the address. `wrapping_add` makes no claim about the address.
+    unsafe {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(top.wrapping_add(PREFETCH_AHEAD).cast::<i8>());
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = top;
+}
 
 /// What [`VmArena::reset`] does with the pages the arena used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -686,7 +701,9 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     #[inline(always)]
     unsafe fn claim_value<T>(&self, p: *mut T) {
         // `bump_value` checked that the rounded size fits below `committed`.
-        self.top.set(p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN)));
+        let top = p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN));
+        self.top.set(top);
+        prefetch_ahead(top);
     }
 
     /// A block for `len` elements of `elem_size > 0` bytes, bump pointer moved.
@@ -696,7 +713,9 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         let start = bumping::bump_up_array(top.addr(), self.committed.get().addr(), len, elem_size, align, MIN_ALIGN)?;
         // `len * elem_size` fits below `committed` (checked above), and so does its
         // rounding to MIN_ALIGN.
-        self.top.set(top.with_addr(start + round_up(len * elem_size, MIN_ALIGN)));
+        let end = top.with_addr(start + round_up(len * elem_size, MIN_ALIGN));
+        self.top.set(end);
+        prefetch_ahead(end);
         Some(top.with_addr(start))
     }
 
@@ -705,7 +724,9 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
         let top = self.top.get();
         let start = bumping::bump_up(top.addr(), self.committed.get().addr(), size, align, MIN_ALIGN)?;
-        self.top.set(top.with_addr(start + round_up(size, MIN_ALIGN)));
+        let end = top.with_addr(start + round_up(size, MIN_ALIGN));
+        self.top.set(end);
+        prefetch_ahead(end);
         Some(top.with_addr(start))
     }
 

@@ -87,6 +87,7 @@ struct Count {
     instructions: usize,
     branches: usize,
     top_loads: usize,
+    prefetches: usize,
 }
 
 fn count(asm: &str, symbol: &str, arena_reg: &str) -> Count {
@@ -99,6 +100,7 @@ fn count(asm: &str, symbol: &str, arena_reg: &str) -> Count {
             .iter()
             .filter(|i| i.starts_with("mov") && i.ends_with(&format!("QWORD PTR [{arena_reg}]")))
             .count(),
+        prefetches: lines.iter().filter(|i| i.starts_with("prefetch")).count(),
     }
 }
 
@@ -143,13 +145,19 @@ fn fast_paths_are_short_straight_lines() {
     let loads: Vec<_> = body.iter().filter(|i| i.starts_with("mov") && i.contains(",QWORD PTR [")).collect();
     assert!(loads.is_empty(), "the scope loop reloads from memory: {loads:?}");
     // `VmArena` bumps upwards: rounding up and adding the size take one instruction
-    // more than bumping down (where one subtraction does both) for aligned types.
-    for (probe, limit) in [("u8", 7), ("u32", 9), ("u64", 9)] {
+    // more than bumping down (where one subtraction does both) for aligned types, and
+    // each allocation prefetches the line 2 KiB above the new bump pointer (one more).
+    for (probe, limit) in [("u8", 8), ("u32", 10), ("u64", 10)] {
         let c = count(&asm, &format!("bumpdown_probe_vm_alloc_{probe}"), "rdi");
         assert_eq!(c.branches, 1, "VmArena::alloc::<{probe}>: {} conditional branches", c.branches);
         assert!(c.instructions <= limit, "VmArena::alloc::<{probe}>: {} instructions", c.instructions);
         assert_eq!(c.top_loads, 1, "VmArena::alloc::<{probe}> loads top {} times", c.top_loads);
+        assert_eq!(c.prefetches, 1, "VmArena::alloc::<{probe}>: {} prefetches", c.prefetches);
     }
+    // `Arena`'s fast path has none (its bar is 8 instructions; the prefetch was measured
+    // on `VmArena` only).
+    let c = count(&asm, "bumpdown_probe_alloc_u64", "rdi");
+    assert_eq!(c.prefetches, 0, "Arena::alloc::<u64> prefetches");
     // Run-time lengths: still one branch (the capacity check covers overflow too).
     for probe in ["alloc_slice_copy_u8", "alloc_str"] {
         let c = count(&asm, &format!("bumpdown_probe_{probe}"), "rdi");
