@@ -41,7 +41,8 @@ pub const PAYLOAD: usize = COUNT * SIZE;
 pub const BARE_BUMP: &str = "bare-bump";
 /// The first-touch floor's name.
 pub const FIRST_TOUCH: &str = "bare-bump (fresh pages)";
-const MALLOC_EACH: &str = "malloc-free-each";
+/// glibc `malloc`, write, `free`, per allocation.
+pub const MALLOC_EACH: &str = "malloc-free-each";
 const MALLOC_ALL: &str = "malloc-all-free-all";
 const MIMALLOC_EACH: &str = "mimalloc-free-each";
 /// `VmArena` with its other settings: pages given back on reset, no populating ahead
