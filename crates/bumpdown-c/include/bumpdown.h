@@ -567,8 +567,8 @@ BD_INLINE_ uintptr_t bd_vm_bump_(uintptr_t top, uintptr_t committed, size_t size
  *     cmp [rdi+8],rdx ; jb slow ; mov [rdi],rdx ; prefetcht0 [rax+2112] ; ret
  * one instruction more than bumping down (the size and the rounding cannot share one
  * subtraction), and one prefetch (BD_VM_PREFETCH_AHEAD); tests/fast_path_asm.rs counts
- * them. In loops, gcc hoists the NULL check
- * out of the loop (see bd_alloc). A cursor (bd_vm_cursor_open) keeps `top` in a register.
+ * them. In loops, gcc hoists the NULL check out of the loop (see bd_alloc). A cursor
+ * (bd_vm_cursor_open) keeps `top` in a register.
  */
 BD_INLINE_ void *bd_vm_alloc(bd_vm_arena *arena, size_t size, size_t align)
 {
