@@ -953,7 +953,8 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
         rounds,
         seed004::PAYLOAD / 1_000_000
     );
-    let floor = results.iter().find(|r| r.name == seed004::BARE_BUMP).map(|r| r.warm.ns);
+    let warm = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.warm.ns).filter(|ns| *ns > 0.0);
+    let floor = warm(seed004::BARE_BUMP);
     let first_touch = results.iter().find(|r| r.name == seed004::FIRST_TOUCH).map(|r| r.cold.ns);
     let ratio =
         |x: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map_or("—".to_owned(), |b| format!("{:.2}x", x / b));
@@ -983,7 +984,6 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
         "\n`malloc-free-each` frees each block at once, so it never holds the payload; \
          `malloc-all-free-all`'s RSS includes its 80 MB pointer array.\n"
     );
-    let warm = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.warm.ns).filter(|ns| *ns > 0.0);
     if let (Some(vm), Some(glibc)) =
         (warm(<bumpdown::VmArena as crate::contenders::Contender>::NAME), warm(seed004::MALLOC_EACH))
     {
@@ -992,13 +992,14 @@ fn seed004_section(md: &mut String, results: &[Seed004Result], rounds: usize) {
             "Warm, `VmArena` takes {} ns per allocation and glibc `malloc`+`free` {} ns: **{:.2}x \
              faster**. `malloc-free-each` gets the same block back every time, so it writes one \
              cache line that never leaves L1; an arena writes {} MB of lines last touched a whole \
-             pass ago, and each is a cache miss. `VmArena` asks the CPU for the line 2 KiB above its \
+             pass ago, and each is a cache miss. `VmArena` asks the CPU for the line {} KiB above its \
              bump pointer on every allocation, so those misses are under way before the program's \
              stores arrive; the chunked arenas, and `bare-bump`, wait for the hardware prefetcher.\n",
             ns(vm),
             ns(glibc),
             glibc / vm,
-            seed004::PAYLOAD / 1_000_000
+            seed004::PAYLOAD / 1_000_000,
+            bumpdown::bumping::PREFETCH_AHEAD / 1024
         );
     }
     let _ = writeln!(md, "![seed-004: cold and warm ns per allocation](seed004.svg)\n");

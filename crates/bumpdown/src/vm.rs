@@ -679,6 +679,14 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 
     // ----- The upward hooks of the typed API (see `typed.rs`) ------------------------
 
+    /// The fast paths' last step: moves the bump pointer up to `end` (checked by the
+    /// caller to lie in `top..=committed`) and prefetches ahead of it.
+    #[inline(always)]
+    fn bump_top_to(&self, end: *mut u8) {
+        self.top.set(end);
+        prefetch_ahead(end);
+    }
+
     /// Where a `T` would go, without moving the bump pointer; `None` if the committed
     /// part is too small. Never called for zero-sized `T`.
     #[inline(always)]
@@ -701,9 +709,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     #[inline(always)]
     unsafe fn claim_value<T>(&self, p: *mut T) {
         // `bump_value` checked that the rounded size fits below `committed`.
-        let top = p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN));
-        self.top.set(top);
-        prefetch_ahead(top);
+        self.bump_top_to(p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN)));
     }
 
     /// A block for `len` elements of `elem_size > 0` bytes, bump pointer moved.
@@ -713,9 +719,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         let start = bumping::bump_up_array(top.addr(), self.committed.get().addr(), len, elem_size, align, MIN_ALIGN)?;
         // `len * elem_size` fits below `committed` (checked above), and so does its
         // rounding to MIN_ALIGN.
-        let end = top.with_addr(start + round_up(len * elem_size, MIN_ALIGN));
-        self.top.set(end);
-        prefetch_ahead(end);
+        self.bump_top_to(top.with_addr(start + round_up(len * elem_size, MIN_ALIGN)));
         Some(top.with_addr(start))
     }
 
@@ -724,9 +728,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
         let top = self.top.get();
         let start = bumping::bump_up(top.addr(), self.committed.get().addr(), size, align, MIN_ALIGN)?;
-        let end = top.with_addr(start + round_up(size, MIN_ALIGN));
-        self.top.set(end);
-        prefetch_ahead(end);
+        self.bump_top_to(top.with_addr(start + round_up(size, MIN_ALIGN)));
         Some(top.with_addr(start))
     }
 
