@@ -25,6 +25,7 @@ use core::cell::Cell;
 use core::fmt;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::vec::Vec;
 
 use crate::arena::empty_chunk;
 use crate::backing::{BackingAllocator, Global};
@@ -147,8 +148,11 @@ const WORD: usize = 8;
 /// A chunk of no bytes: every request fails on it, so an empty arena needs no
 /// "has a chunk yet?" branch.
 struct Sentinel(SharedChunk);
-// SAFETY: the sentinel's only mutable field is atomic, and no request ever moves it
-// (its range is empty); its raw pointers are null and never dereferenced.
+// SAFETY: the sentinel's only mutable field is the atomic `top`. The fast path's
+// `fetch_sub` does write it (a lane that has no window yet bumps the sentinel), which is
+// sound for an atomic; with `bottom == end == 0` no value of `top` ever fits a request
+// (see `SharedChunk::bump`), so nothing is handed out of it. Its raw pointers are null
+// and never dereferenced.
 unsafe impl Sync for Sentinel {}
 static EMPTY: Sentinel = Sentinel(SharedChunk {
     top: AtomicUsize::new(0),
@@ -277,6 +281,7 @@ impl SyncArena {
     /// arena.alloc_slice_copy(&[0u8; 100_000]);
     /// assert_eq!(arena.chunk_count(), 1);
     /// ```
+    #[track_caller]
     pub fn with_capacity(bytes: usize) -> Self {
         match Self::try_with_capacity_in(bytes, Global) {
             Ok(arena) => arena,
@@ -484,6 +489,59 @@ impl<A: BackingAllocator> SyncArena<A> {
                 unsafe { free_chunk(&self.alloc, cursor) };
             }
             cursor = prev;
+        }
+    }
+
+    /// Walks every chunk and lane window and panics, printing the addresses involved, if
+    /// an invariant the lock-free paths rely on is broken. Tests and fuzzers call it
+    /// after every operation; it takes the arena's lock.
+    ///
+    /// ```
+    /// let arena = bumpdown::SyncArena::new();
+    /// arena.alloc_slice_copy(&[1u8; 10_000]);
+    /// arena.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        let books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.current.load(Ordering::Acquire);
+        let (mut held, mut chunks, mut current_seen) = (0, 0, current == empty_shared());
+        let mut ranges = Vec::new();
+        let mut cursor = books.newest;
+        while !cursor.is_null() {
+            // SAFETY: a chunk of the list, live while the arena is (invariant).
+            let chunk = unsafe { &*cursor };
+            let (start, top) = (chunk.base.addr(), chunk.top.load(Ordering::Relaxed));
+            assert!(
+                start < chunk.bottom && chunk.bottom <= chunk.end && chunk.end <= start + chunk.size,
+                "chunk {start:#x}: bottom {:#x} end {:#x} size {:#x}",
+                chunk.bottom,
+                chunk.end,
+                chunk.size
+            );
+            assert!(top % WORD == 0, "chunk {start:#x}: top {top:#x} not a multiple of {WORD}");
+            held += chunk.size;
+            chunks += 1;
+            current_seen |= cursor == current;
+            ranges.push((chunk.bottom, chunk.end));
+            cursor = chunk.prev;
+        }
+        assert!(current_seen, "the current chunk is not in the list");
+        assert_eq!((held, chunks), (books.held, books.chunks), "the books are out of sync with the list");
+        for lane in &self.lanes {
+            let window = lane.window.load(Ordering::Acquire);
+            if window == empty_shared() {
+                continue;
+            }
+            // SAFETY: a window in a live chunk (the lane's invariant).
+            let w = unsafe { &*window };
+            let start = w.base.addr();
+            assert!(start % WINDOW_ALIGN == 0, "window {start:#x} misaligned");
+            assert!(w.bottom == start + WINDOW_HEADER && w.end == start + w.size, "window {start:#x}: bad bounds");
+            assert!(
+                ranges.iter().any(|&(bottom, end)| bottom <= start && w.end <= end),
+                "window {start:#x}..{:#x} outside every chunk",
+                w.end
+            );
         }
     }
 
@@ -743,7 +801,13 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
     }
 
     /// Returns the free part of the window to its chunk, if the window is still the
-    /// chunk's newest block.
+    /// chunk's newest block, and leaves the handle without a window (at the sentinel).
+    ///
+    /// The handle must not keep any part of the window: once the bytes are back, the
+    /// chunk may hand them to another handle, and a `bottom` left at the old `top`
+    /// would break the alignment the bump arithmetic relies on (`bottom %
+    /// CHUNK_ALIGN == 0`). Going back to the sentinel is what keeps a handle whose
+    /// refill then fails usable and apart from the others.
     fn give_back(&self) {
         // SAFETY: the sentinel or a chunk of the shared arena, live while `shared` is
         // borrowed.
@@ -755,7 +819,44 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
             // Fails harmlessly when another thread allocated from the chunk since.
             let _ = source.top.compare_exchange(bottom, top, Ordering::Relaxed, Ordering::Relaxed);
         }
-        self.bottom.set(self.top.get());
+        let empty = empty_chunk();
+        self.top.set(empty);
+        self.bottom.set(empty);
+        self.end.set(empty);
+        self.source.set(empty_shared());
+    }
+
+    /// Panics, printing the addresses involved, if the handle's window breaks an
+    /// invariant the bump arithmetic relies on. Tests and fuzzers call it after every
+    /// operation.
+    ///
+    /// ```
+    /// let arena = bumpdown::SyncArena::new();
+    /// let local = arena.local();
+    /// local.alloc_str("checked");
+    /// local.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        let (top, bottom, end) = (self.top.get().addr(), self.bottom_addr(), self.chunk_end_addr());
+        let source = self.source.get();
+        if source == empty_shared() {
+            let empty = empty_chunk().addr();
+            assert!(
+                top == empty && bottom == empty && end == empty,
+                "a handle without a window is not at the sentinel"
+            );
+            return;
+        }
+        assert!(MIN_BOTTOM <= bottom && bottom <= top && top <= end, "bottom {bottom:#x} top {top:#x} end {end:#x}");
+        assert!(bottom % CHUNK_ALIGN == 0, "misaligned bottom {bottom:#x}");
+        // SAFETY: a chunk of the shared arena, live while `shared` is borrowed.
+        let chunk = unsafe { &*source };
+        assert!(
+            chunk.bottom <= bottom && end <= chunk.end,
+            "window {bottom:#x}..{end:#x} outside its chunk {:#x}..{:#x}",
+            chunk.bottom,
+            chunk.end
+        );
     }
 
     #[cold]

@@ -373,6 +373,29 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         Some(self.limit.get()).filter(|&l| l != usize::MAX)
     }
 
+    /// Panics, printing the addresses involved, if an invariant the bump pointer
+    /// relies on is broken. Tests and fuzzers call it after every operation.
+    ///
+    /// ```
+    /// let arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
+    /// arena.alloc_str("checked");
+    /// arena.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        let (base, top, committed) = (self.base_addr(), self.top.get().addr(), self.committed.get().addr());
+        let (end, prepared) = (base + self.reserved, self.prepared.get());
+        assert!(
+            base <= top && top <= committed && committed <= end && end <= MAX_END,
+            "base {base:#x} top {top:#x} committed {committed:#x} end {end:#x}"
+        );
+        assert!(top % MIN_ALIGN == 0, "top {top:#x} not a multiple of {MIN_ALIGN}");
+        assert!((committed - base) % PAGE == 0, "committed {committed:#x} not on a page boundary");
+        assert!(
+            committed <= prepared && prepared <= end && (prepared - base) % PAGE == 0,
+            "prepared {prepared:#x} outside {committed:#x}..={end:#x} or off a page boundary"
+        );
+    }
+
     /// A snapshot of the arena's memory use: `capacity` and `held_bytes` are the
     /// committed bytes, `used` the bytes from the start of the reservation to the bump
     /// pointer (alignment padding included, so `wasted` is 0), `peak_used` the most
@@ -469,15 +492,8 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
         let target = checkpoint.raw.top;
         self.ledger.rewind_to(&checkpoint, after)?;
-        // The ledger proved it is ours and not stale, so `base <= target`. `target` may
-        // lie above `top`: freeing or shrinking the newest block lowers `top`, also below
-        // a checkpoint taken after that block was made. Everything allocated after the
-        // checkpoint is gone then, so there is nothing to do (raising `top` would be
-        // sound but would waste the bytes in between).
-        if target.addr() > self.top.get().addr() {
-            return Ok(());
-        }
-        // A pointer below the reservation must never become `top`: check anyway.
+        // The ledger proved it is ours and not stale, so `base <= target`. A pointer
+        // below the reservation must never become `top`: check anyway.
         if target.addr() < self.base_addr() {
             debug_assert!(false, "a valid checkpoint below the reservation");
             return Err(RewindError::StaleCheckpoint);
@@ -485,8 +501,27 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         // SAFETY: from the caller; `target` was this arena's `top` when the checkpoint
         // was taken (the ledger checked it is ours), so it carries the reservation's
         // provenance and is a multiple of MIN_ALIGN.
-        unsafe { self.lower_top(target) };
+        unsafe { self.free_from(target) };
         Ok(())
+    }
+
+    /// Frees everything at or above `mark`, a position `top` had earlier.
+    ///
+    /// `mark` may lie above `top`: freeing or shrinking the newest block lowers `top`,
+    /// also below a checkpoint or scope entry taken after that block was made.
+    /// Everything allocated since `mark` is gone then, so `top` stays where it is
+    /// (raising it would leak the bytes in between until the next reset).
+    ///
+    /// # Safety
+    /// `mark` was this arena's `top` (so it is in `base..`, carries the reservation's
+    /// provenance and is a multiple of MIN_ALIGN), and nothing allocated since then is
+    /// in use.
+    #[inline]
+    unsafe fn free_from(&self, mark: *mut u8) {
+        if mark.addr() < self.top.get().addr() {
+            // SAFETY: from the caller, and `mark < top`.
+            unsafe { self.lower_top(mark) };
+        }
     }
 
     /// Starts a scope that ends when the returned guard drops: everything allocated
@@ -945,10 +980,9 @@ impl<const MIN_ALIGN: usize> Drop for VmScopeGuard<'_, MIN_ALIGN> {
     fn drop(&mut self) {
         self.arena.ledger.exit(self.serial);
         // SAFETY: allocations made through the guard borrowed it and have ended; `entry`
-        // was the arena's `top` when the guard began, and the arena only moved forward
-        // from there since (a nested guard or rewind through this one returns to a
-        // position at or above it).
-        unsafe { self.arena.lower_top(self.entry) };
+        // was the arena's `top` when the guard began. `top` may have gone below it since
+        // (a block made before the guard freed through it), which `free_from` allows.
+        unsafe { self.arena.free_from(self.entry) };
     }
 }
 

@@ -7,38 +7,11 @@
 mod common;
 
 use std::alloc::Layout;
-use std::cell::Cell;
 use std::ptr::NonNull;
 
 use allocator_api2::alloc::Allocator;
 use bumpdown::{Arena, BackingAllocator};
-use common::{scaled, Rng, TestAlloc};
-
-/// Fails exactly the `fail`-th request (1-based), counting failed ones too; forwards
-/// everything else to the counting `TestAlloc`.
-#[derive(Default)]
-struct FailOnce {
-    inner: TestAlloc,
-    requests: Cell<usize>,
-    fail: Cell<usize>,
-}
-
-// SAFETY: forwards to `TestAlloc`; a failure just returns `None`.
-unsafe impl BackingAllocator for FailOnce {
-    fn allocate(&self, layout: Layout) -> Option<NonNull<u8>> {
-        let n = self.requests.get() + 1;
-        self.requests.set(n);
-        if n == self.fail.get() {
-            return None;
-        }
-        self.inner.allocate(layout)
-    }
-
-    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        // SAFETY: from `self.inner.allocate(layout)`.
-        unsafe { self.inner.deallocate(ptr, layout) }
-    }
-}
+use common::{scaled, FailOnce, Rng, TestAlloc};
 
 /// One live block: where, how long, its fill byte.
 struct Block(NonNull<u8>, usize, u8);

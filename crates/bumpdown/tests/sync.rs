@@ -4,6 +4,7 @@ mod common;
 
 use bumpdown::{AllocErrorKind, LocalArena, SyncArena};
 use common::TestAlloc;
+use common::{scaled, FailOnce, Rng};
 use core::alloc::Layout;
 use std::sync::Barrier;
 
@@ -294,4 +295,129 @@ fn zero_sized_requests_cost_nothing() {
     assert_eq!(p.as_ptr() as usize % 32, 0);
     arena.alloc(());
     assert_eq!(arena.allocated_bytes(), 0);
+}
+
+/// Regression: a handle whose window refill failed kept `bottom` at its old, unaligned
+/// `top`. A zero-sized request aligned to 16 then moved `top` below `bottom`, and the next
+/// slice request's `top - bottom` wrapped, so the block landed in memory the chunk had
+/// since handed to another handle.
+#[test]
+fn a_failed_window_refill_leaves_the_handle_usable_and_apart() {
+    let alloc = TestAlloc::default();
+    let arena = SyncArena::new_in(&alloc);
+    let first = arena.local();
+    // Fill a 4 KiB window, then most of an 8 KiB one, from the 16 KiB first chunk: the
+    // second window is the chunk's newest block, with 101 bytes free and its `top` on an
+    // odd address.
+    first.alloc_slice_copy(&[1u8; 3]);
+    for _ in 0..4 {
+        first.alloc_slice_copy(&[1u8; 1023]);
+    }
+    for len in [2047, 2047, 2047, 1947, 3] {
+        first.alloc_slice_copy(&vec![1u8; len][..]);
+    }
+    assert_eq!(arena.chunk_count(), 1);
+    first.check_invariants();
+    // The next window (16 KiB) needs a new chunk, which the backing allocator refuses.
+    alloc.fail_nth.set(alloc.allocs.get() + 1);
+    let err = first.try_alloc([0u8; 1000]).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
+    first.check_invariants();
+    alloc.fail_nth.set(0);
+    // A second handle takes the window the first one gave back.
+    let second = arena.local();
+    let theirs = second.alloc_slice_copy(&[2u8; 64]);
+    second.check_invariants();
+    assert_eq!(arena.chunk_count(), 1, "the second handle's window is not from the first chunk");
+    // The first handle goes on allocating: a zero-sized block aligned to 16, then 16 bytes.
+    let empty = first.alloc_layout(Layout::from_size_align(0, 16).unwrap());
+    assert_eq!(empty.as_ptr().addr() % 16, 0);
+    first.check_invariants();
+    let mine = first.alloc_slice_copy(&[3u8; 16]);
+    first.check_invariants();
+    let (a, b) = (theirs.as_ptr().addr(), mine.as_ptr().addr());
+    assert!(a + theirs.len() <= b || b + mine.len() <= a, "blocks overlap: {a:#x}+64 and {b:#x}+16");
+    assert!(theirs.iter().all(|&x| x == 2) && mine.iter().all(|&x| x == 3));
+}
+
+/// Every face of `SyncArena` under failure injection: a program of allocations through
+/// three local handles and the shared arena runs once to count the backing allocator's
+/// requests, then once for every `n` with the `n`-th request failing. After each
+/// operation every handle and the arena pass `check_invariants`; at the end no two
+/// blocks overlap and each still holds its fill byte.
+#[test]
+fn every_failed_request_leaves_the_handles_usable_and_apart() {
+    fn program(arena: &SyncArena<&FailOnce>, seed: u64, steps: usize) -> usize {
+        let handles = [arena.local(), arena.local(), arena.local()];
+        let mut rng = Rng(seed);
+        let mut blocks: Vec<(std::ptr::NonNull<u8>, usize, u8)> = Vec::new();
+        let mut failures = 0;
+        for step in 0..steps {
+            let who = rng.below(4) as usize;
+            let byte = step as u8;
+            // Odd sizes leave odd `top`s behind; some are larger than a window's quarter,
+            // some zero-sized with a large alignment.
+            let len = match rng.below(8) {
+                0 => 0,
+                1 => 1 + rng.below(20_000) as usize,
+                _ => 1 + 2 * rng.below(600) as usize,
+            };
+            let align = 1 << rng.below(7);
+            let layout = Layout::from_size_align(len, align).unwrap();
+            let result = match who {
+                3 => arena.try_alloc_layout(layout),
+                h => handles[h].try_alloc_layout(layout),
+            };
+            match result {
+                Ok(p) => {
+                    assert_eq!(p.as_ptr().addr() % align, 0, "misaligned block");
+                    // SAFETY: a fresh block of `len` bytes.
+                    unsafe { p.as_ptr().write_bytes(byte, len) };
+                    blocks.push((p, len, byte));
+                }
+                Err(err) => {
+                    assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
+                    failures += 1;
+                }
+            }
+            handles.iter().for_each(LocalArena::check_invariants);
+            arena.check_invariants();
+        }
+        for &(p, len, byte) in &blocks {
+            // SAFETY: live blocks of the arena, `len` bytes each.
+            let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), len) };
+            assert!(common::all_bytes_are(bytes, byte), "a block was overwritten");
+        }
+        let mut ranges: Vec<(usize, usize)> = blocks
+            .iter()
+            .filter(|b| b.1 > 0)
+            .map(|&(p, len, _)| (p.as_ptr().addr(), p.as_ptr().addr() + len))
+            .collect();
+        ranges.sort_unstable();
+        for pair in ranges.windows(2) {
+            assert!(pair[0].1 <= pair[1].0, "two blocks overlap: {:x?} and {:x?}", pair[0], pair[1]);
+        }
+        failures
+    }
+
+    let steps = scaled(400, 40);
+    for seed in 1..=scaled(3, 1) as u64 {
+        let seed = seed * 0x9E37_79B9;
+        let counter = FailOnce::default();
+        assert_eq!(program(&SyncArena::new_in(&counter), seed, steps), 0, "the dry run failed");
+        let requests = counter.requests.get();
+        assert!(requests > 3, "the program makes too few requests to test anything");
+        for n in 1..=requests {
+            let backing = FailOnce::default();
+            backing.fail.set(n);
+            let mut arena = SyncArena::new_in(&backing);
+            // The failed request surfaces as one failed operation; the program runs on.
+            assert_eq!(program(&arena, seed, steps), 1, "n = {n}");
+            arena.reset();
+            assert_eq!(*arena.local().alloc(5u32), 5);
+            arena.check_invariants();
+            drop(arena);
+            assert_eq!(backing.inner.live_bytes.get(), 0, "n = {n}: leaked");
+        }
+    }
 }

@@ -234,6 +234,41 @@ fn a_guard_refuses_checkpoints_older_than_itself() {
     arena.rewind(before);
 }
 
+/// Regression: freeing, through a guard, the newest block made before the guard lowered
+/// `top` below the guard's entry. The guard's exit then tried to "lower" `top` back up
+/// to its entry: a debug assertion inside `Drop`, and in release builds `top` raised
+/// over the freed bytes, which leaked until the next reset.
+#[test]
+fn a_guard_exit_below_its_entry_keeps_the_lower_top() {
+    use allocator_api2::alloc::Allocator;
+    let mut arena = small();
+    let kept = arena.alloc(7u64) as *const u64;
+    let layout = Layout::from_size_align(256, 16).unwrap();
+    let before = (&arena).allocate(layout).unwrap().cast::<u8>();
+    let used_before = arena.stats().used;
+    {
+        let guard = arena.scope_guard();
+        // SAFETY: `before` is the arena's newest block, with `layout`, and unused.
+        unsafe { (&*guard).deallocate(before, layout) };
+        assert_eq!(guard.stats().used, used_before - 256);
+    }
+    assert_eq!(arena.stats().used, used_before - 256, "the guard's exit raised `top` again");
+    // The freed bytes are handed out again.
+    let again = arena.alloc_layout(layout);
+    assert_eq!(again, before);
+    // SAFETY: allocated before the guard, never freed.
+    assert_eq!(unsafe { *kept }, 7);
+    // A nested guard whose outer one lowered `top` below the inner one's entry.
+    {
+        let mut outer = arena.scope_guard();
+        let mut inner = outer.scope_guard();
+        let cp = inner.checkpoint();
+        inner.alloc(1u8);
+        inner.try_rewind(cp).unwrap();
+    }
+    assert_eq!(arena.stats().used, used_before);
+}
+
 /// Code generic over arenas runs on a `VmArena` as on the others.
 fn fill<B: Bump>(arena: &mut B) -> usize {
     let cp = arena.checkpoint();
@@ -420,4 +455,69 @@ fn background_populating_without_populating_is_off() {
     assert_eq!(on, VmOptions::new(MIB).populate_in_background(true));
     let arena: VmArena = VmArena::with_options(off);
     assert_eq!(*arena.alloc(3u16), 3);
+}
+
+/// The ways a `VmArena` allocation can fail midway: the reservation runs out, the
+/// allocation limit is hit (also after it was lowered below what is committed), a
+/// request is absurd. A program of operations meets each of them; after every one
+/// `check_invariants` holds, every live block keeps its contents, and the arena goes on.
+#[test]
+fn every_failure_leaves_the_vm_arena_consistent() {
+    // Several commit batches' worth, so that the limit matters; Miri fills blocks a
+    // byte at a time, so its reservation is smaller.
+    const RESERVED: usize = if cfg!(miri) { 256 * 1024 } else { 4 * MIB };
+    let mut arena: VmArena = VmArena::with_options(VmOptions::new(RESERVED).populate(false));
+    let mut rng = Rng(0x0BAD_CAFE_F00D);
+    let mut failures = [0usize; 3];
+    let steps = if cfg!(miri) { 300 } else { 5_000 };
+    for round in 0..4 {
+        let cp = arena.checkpoint();
+        let mut blocks: Vec<(*const u8, usize, u8)> = Vec::new();
+        for step in 0..steps / 4 {
+            let byte = step as u8;
+            match rng.below(10) {
+                // A limit at what is committed now: the next commit fails.
+                _ if step % 40 == 20 => {
+                    let committed = arena.stats().used + arena.chunk_capacity();
+                    arena.set_allocation_limit(Some(committed));
+                    let err = arena.try_alloc_slice_fill_copy(arena.chunk_capacity() + 1, byte).unwrap_err();
+                    // With the whole reservation committed, the reservation ends first.
+                    let full = committed == RESERVED;
+                    assert_eq!(err.kind(), if full { AllocErrorKind::Full } else { AllocErrorKind::LimitReached });
+                    failures[usize::from(full)] += 1;
+                }
+                0 => arena.set_allocation_limit(Some(rng.below(RESERVED as u64 + MIB as u64) as usize)),
+                1 => arena.set_allocation_limit(None),
+                _ => {
+                    let len = match rng.below(6) {
+                        0 if step % 8 == 0 => usize::MAX - rng.below(64) as usize,
+                        0 => RESERVED / 2 + rng.below(RESERVED as u64) as usize,
+                        1 => rng.below(16 * KIB as u64) as usize,
+                        _ => rng.below(700) as usize,
+                    };
+                    match arena.try_alloc_slice_fill_copy(len, byte) {
+                        Ok(s) => blocks.push((s.as_ptr(), len, byte)),
+                        Err(err) => {
+                            failures[match err.kind() {
+                                AllocErrorKind::LimitReached => 0,
+                                AllocErrorKind::Full => 1,
+                                _ => 2,
+                            }] += 1
+                        }
+                    }
+                }
+            }
+            arena.check_invariants();
+        }
+        for &(p, len, byte) in &blocks {
+            // SAFETY: live blocks of the arena (nothing was rewound since they were made).
+            let bytes = unsafe { std::slice::from_raw_parts(p, len) };
+            assert!(common::all_bytes_are(bytes, byte), "round {round}: a block changed after a failure");
+        }
+        arena.set_allocation_limit(None);
+        arena.rewind(cp);
+        arena.check_invariants();
+        assert_eq!(arena.stats().used, 0);
+    }
+    assert!(failures.iter().all(|&n| n > 0), "not every kind of failure was met: {failures:?}");
 }

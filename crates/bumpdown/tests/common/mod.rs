@@ -1,4 +1,5 @@
-//! Backing allocators for tests: one that counts, one that fails on request.
+//! Backing allocators for tests: one that counts and fails on request, one that fails
+//! exactly one request.
 #![allow(dead_code)]
 
 use bumpdown::{BackingAllocator, Global};
@@ -72,6 +73,32 @@ impl Drop for TestAlloc {
             assert_eq!(self.live_bytes.get(), 0, "the arena leaked chunks");
             assert_eq!(self.allocs.get(), self.deallocs.get(), "allocations and frees differ");
         }
+    }
+}
+
+/// Fails exactly the `fail`-th request (1-based), counting failed ones too; forwards
+/// everything else to the counting `TestAlloc`.
+#[derive(Default)]
+pub struct FailOnce {
+    pub inner: TestAlloc,
+    pub requests: Cell<usize>,
+    pub fail: Cell<usize>,
+}
+
+// SAFETY: forwards to `TestAlloc`; a failure just returns `None`.
+unsafe impl BackingAllocator for FailOnce {
+    fn allocate(&self, layout: Layout) -> Option<NonNull<u8>> {
+        let n = self.requests.get() + 1;
+        self.requests.set(n);
+        if n == self.fail.get() {
+            return None;
+        }
+        self.inner.allocate(layout)
+    }
+
+    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
+        // SAFETY: from `self.inner.allocate(layout)`.
+        unsafe { self.inner.deallocate(ptr, layout) }
     }
 }
 
