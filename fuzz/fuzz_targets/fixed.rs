@@ -142,7 +142,7 @@ fn program<const M: usize>(len: usize, offset: usize, ops: &[Op]) {
     let buf = &mut storage[offset..];
     let lo = buf.as_ptr() as usize;
     let range = (lo, lo + buf.len());
-    let mut arena = FixedArena::<M>::new(buf);
+    let mut arena = FixedArena::<M>::with_min_align(buf);
     assert!(arena.capacity() <= len);
     let mut w = World { model: Model::default(), cps: Vec::new(), range };
     let mut it = ops.iter();

@@ -234,7 +234,7 @@ fn program<const M: usize>(reserve: usize, policy: u8, ops: &[Op]) {
     if policy % 2 == 1 {
         options = options.reset_policy(ResetPolicy::ReleaseAbove(usize::from(policy) * 1024));
     }
-    let mut arena: VmArena<M> = VmArena::with_options(options);
+    let mut arena = VmArena::<M>::with_min_align_and_options(options);
     // The reservation's start: where the first allocation of a fresh arena goes.
     let base = arena.alloc_layout(Layout::new::<u8>()).as_ptr() as usize;
     arena.reset();

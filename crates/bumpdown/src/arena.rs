@@ -171,6 +171,7 @@ impl Arena {
     /// let arena = bumpdown::Arena::with_capacity(10_000);
     /// assert!(arena.chunk_capacity() >= 10_000);
     /// ```
+    #[track_caller]
     pub fn with_capacity(bytes: usize) -> Self {
         Self::with_capacity_in(bytes, Global)
     }
@@ -182,6 +183,38 @@ impl Arena {
     /// ```
     pub fn try_with_capacity(bytes: usize) -> Result<Self, AllocError> {
         Self::try_with_capacity_in(bytes, Global)
+    }
+}
+
+/// Arenas with a minimum alignment (bumpalo's spelling): `Arena::new()` infers the
+/// default `Arena<1>`, so an arena of another `MIN_ALIGN` names it here.
+#[cfg(feature = "alloc")]
+impl<const MIN_ALIGN: usize> Arena<MIN_ALIGN> {
+    /// Makes an empty arena on the global allocator whose every allocation is aligned to
+    /// at least `MIN_ALIGN` (1, 2, 4, 8 or 16), which lets the fast path skip rounding
+    /// for types aligned to no more than that.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::<8>::with_min_align();
+    /// assert_eq!(arena.alloc(1u8) as *const u8 as usize % 8, 0);
+    /// ```
+    pub const fn with_min_align() -> Self {
+        Self::new_in(Global)
+    }
+
+    /// Makes an arena with minimum alignment `MIN_ALIGN` whose first chunk holds at
+    /// least `bytes` bytes.
+    ///
+    /// # Panics
+    /// If the chunk cannot be allocated.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::<16>::with_min_align_and_capacity(10_000);
+    /// assert!(arena.chunk_capacity() >= 10_000);
+    /// ```
+    #[track_caller]
+    pub fn with_min_align_and_capacity(bytes: usize) -> Self {
+        Self::with_capacity_in(bytes, Global)
     }
 }
 
@@ -242,6 +275,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// let arena: Arena<1, Global> = Arena::with_capacity_in(100, Global);
     /// assert!(arena.chunk_capacity() >= 100);
     /// ```
+    #[track_caller]
     pub fn with_capacity_in(bytes: usize, alloc: A) -> Self {
         match Self::try_with_capacity_in(bytes, alloc) {
             Ok(arena) => arena,
@@ -780,7 +814,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 
     /// Gives back the newest allocation of the current chunk.
-    #[cfg_attr(not(any(feature = "allocator-api2", feature = "nightly-allocator-api")), allow(dead_code))]
+    #[cfg_attr(
+        not(any(feature = "allocator-api2", all(feature = "nightly-allocator-api", bumpdown_nightly))),
+        allow(dead_code)
+    )]
     ///
     /// # Safety
     /// `is_newest(ptr, size)` holds and the block is no longer used.

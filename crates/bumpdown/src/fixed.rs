@@ -48,13 +48,36 @@ pub struct FixedArena<'buf, const MIN_ALIGN: usize = 1> {
 // moves that exclusive access along. Not `Sync` (the `Cell`s).
 unsafe impl<const MIN_ALIGN: usize> Send for FixedArena<'_, MIN_ALIGN> {}
 
+impl<'buf> FixedArena<'buf> {
+    /// An arena over `buf`. A few bytes at the start may go unused, to align it (and, on
+    /// a system that maps memory below address 4096, the part below it).
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// let mut buf = [MaybeUninit::uninit(); 256];
+    /// let arena = bumpdown::FixedArena::new(&mut buf);
+    /// assert_eq!(*arena.alloc(7u16), 7);
+    /// ```
+    pub fn new(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
+        Self::with_min_align(buf)
+    }
+}
+
 impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     const VALID_MIN_ALIGN: () =
         assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= CHUNK_ALIGN, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
 
-    /// An arena over `buf`. A few bytes at the start may go unused, to align it (and, on
-    /// a system that maps memory below address 4096, the part below it).
-    pub fn new(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
+    /// An arena over `buf` whose every allocation is aligned to at least `MIN_ALIGN` (1,
+    /// 2, 4, 8 or 16). `FixedArena::new` infers the default `FixedArena<1>`; other
+    /// alignments are named here.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// let mut buf = [MaybeUninit::uninit(); 256];
+    /// let arena = bumpdown::FixedArena::<8>::with_min_align(&mut buf);
+    /// assert_eq!(arena.alloc(1u8) as *const u8 as usize % 8, 0);
+    /// ```
+    pub fn with_min_align(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID_MIN_ALIGN;
         let start = buf.as_mut_ptr().cast::<u8>();

@@ -50,6 +50,7 @@ macro_rules! alloc_api {
     /// assert_eq!(*point, (2.0, 2.0));
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn alloc<T>(&self, val: T) -> &$ret mut T {
         if size_of::<T>() == 0 {
             return zst(val);
@@ -98,6 +99,7 @@ macro_rules! alloc_api {
     /// assert_eq!(big[4095], 7);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &$ret mut T {
         let p = self.alloc_uninit::<T>();
         // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
@@ -122,6 +124,7 @@ macro_rules! alloc_api {
 
     /// A fresh block for a `T`, bump pointer moved, or panics.
     #[inline(always)]
+    #[track_caller]
     fn alloc_uninit<T>(&self) -> NonNull<T> {
         if size_of::<T>() == 0 {
             return NonNull::dangling();
@@ -197,6 +200,7 @@ macro_rules! alloc_api {
     /// assert_eq!(s, &[9, 2, 3]);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_copy(src), src.len())
     }
@@ -222,6 +226,7 @@ macro_rules! alloc_api {
     /// assert_eq!(words, &[Some("a"), None]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_clone<T: Clone>(&self, src: &[T]) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_clone(src), src.len())
     }
@@ -244,6 +249,7 @@ macro_rules! alloc_api {
     /// assert_eq!(arena.alloc_slice_fill_copy(3, 7u8), &[7, 7, 7]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_fill_copy<T: Copy>(&self, len: usize, value: T) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_copy(len, value), len)
     }
@@ -263,6 +269,7 @@ macro_rules! alloc_api {
     /// assert_eq!(v, &[Some("x"), Some("x")]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_fill_clone<T: Clone>(&self, len: usize, value: &T) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_clone(len, value), len)
     }
@@ -285,6 +292,7 @@ macro_rules! alloc_api {
     /// assert_eq!(arena.alloc_slice_fill_with(4, |i| i * i), &[0, 1, 4, 9]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_fill_with<T, F: FnMut(usize) -> T>(&self, len: usize, f: F) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_with(len, f), len)
     }
@@ -311,6 +319,7 @@ macro_rules! alloc_api {
     /// assert_eq!(arena.alloc_slice_fill_default::<u8>(2), &[0, 0]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_fill_default<T: Default>(&self, len: usize) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_slice_fill_default(len), len)
     }
@@ -333,6 +342,7 @@ macro_rules! alloc_api {
     /// assert_eq!(arena.alloc_slice_fill_iter([1, 2, 3].map(|x| x * 10)), &[10, 20, 30]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_slice_fill_iter<T, I>(&self, iter: I) -> &$ret mut [T]
     where
         I: IntoIterator<Item = T>,
@@ -366,6 +376,7 @@ macro_rules! alloc_api {
     /// assert_eq!(evens, &[0, 2, 4, 6, 8]);
     /// ```
     #[inline]
+    #[track_caller]
     pub fn alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> &$ret mut [T] {
         unwrap_or_fail::<T, _>(self.try_alloc_iter(iter), usize::MAX)
     }
@@ -415,6 +426,7 @@ macro_rules! alloc_api {
     /// assert_eq!(s, "HELLO");
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn alloc_str(&self, src: &str) -> &$ret mut str {
         let bytes = self.alloc_slice_copy(src.as_bytes());
         // SAFETY: a byte-for-byte copy of a `str`.
@@ -439,6 +451,7 @@ macro_rules! alloc_api {
     /// assert_eq!(p.as_ptr() as usize % 8, 0);
     /// ```
     #[inline(always)]
+    #[track_caller]
     pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
         match self.try_alloc_layout(layout) {
             Ok(p) => p,

@@ -14,7 +14,7 @@ use core::fmt;
 use core::ops::Deref;
 
 use crate::bump::Bump;
-use crate::bumping::{round_down, round_up, MAX_END, PREFETCH_AHEAD};
+use crate::bumping::{round_down, round_up, MAX_END};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 use crate::os::{self, PAGE};
 use crate::populate::Populator;
@@ -51,7 +51,8 @@ const BACKGROUND_PIECE: usize = HUGE_PAGE;
 /// `mprotect` waits for the thread's populating call in progress to finish.
 const PREPARE_STEP: usize = 64 << 20;
 
-/// Asks the CPU to start loading the line [`PREFETCH_AHEAD`] bytes above `top` (one
+/// Asks the CPU to start loading the line
+/// [`PREFETCH_AHEAD`](crate::bumping::PREFETCH_AHEAD) bytes above `top` (one
 /// `prefetcht0` on x86-64; nothing elsewhere, or under Miri).
 #[inline(always)]
 fn prefetch_ahead(top: *mut u8) {
@@ -60,7 +61,7 @@ fn prefetch_ahead(top: *mut u8) {
     // faults, whatever the address. `wrapping_add` makes no claim about the address.
     unsafe {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(top.wrapping_add(PREFETCH_AHEAD).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(top.wrapping_add(crate::bumping::PREFETCH_AHEAD).cast::<i8>());
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     let _ = top;
@@ -259,44 +260,93 @@ pub struct VmArena<const MIN_ALIGN: usize = 1> {
 // to another thread while any exist.
 unsafe impl<const MIN_ALIGN: usize> Send for VmArena<MIN_ALIGN> {}
 
-impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
-    const VALID_MIN_ALIGN: () =
-        assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= 16, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
-
+impl VmArena {
     /// Reserves `bytes` of address space (rounded up to 16 KiB) with the default
     /// [`VmOptions`].
     ///
     /// # Panics
     /// If the reservation fails. See [`try_new`](VmArena::try_new).
+    ///
+    /// ```
+    /// let arena = bumpdown::VmArena::new(1 << 20);
+    /// assert_eq!(*arena.alloc(5u32), 5);
+    /// ```
     #[track_caller]
     pub fn new(bytes: usize) -> Self {
-        Self::with_options(VmOptions::new(bytes))
+        Self::with_min_align_and_options(VmOptions::new(bytes))
     }
 
     /// Like [`new`](VmArena::new), returning an error instead of panicking.
     ///
     /// ```
-    /// assert!(bumpdown::VmArena::<1>::try_new(usize::MAX).is_err());
+    /// assert!(bumpdown::VmArena::try_new(usize::MAX).is_err());
     /// ```
     pub fn try_new(bytes: usize) -> Result<Self, AllocError> {
-        Self::try_with_options(VmOptions::new(bytes))
+        Self::try_with_min_align_and_options(VmOptions::new(bytes))
     }
 
     /// Makes an arena with the given options.
     ///
     /// # Panics
     /// If the reservation fails.
+    ///
+    /// ```
+    /// use bumpdown::{VmArena, VmOptions};
+    /// let arena = VmArena::with_options(VmOptions::new(1 << 20).populate(false));
+    /// assert_eq!(arena.reserved(), 1 << 20);
+    /// ```
     #[track_caller]
     pub fn with_options(options: VmOptions) -> Self {
-        match Self::try_with_options(options) {
+        Self::with_min_align_and_options(options)
+    }
+
+    /// Like [`with_options`](VmArena::with_options), returning an error instead of
+    /// panicking.
+    pub fn try_with_options(options: VmOptions) -> Result<Self, AllocError> {
+        Self::try_with_min_align_and_options(options)
+    }
+}
+
+impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
+    const VALID_MIN_ALIGN: () =
+        assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= 16, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
+
+    /// Reserves `bytes` of address space for an arena whose every allocation is aligned
+    /// to at least `MIN_ALIGN` (1, 2, 4, 8 or 16). `VmArena::new` infers the default
+    /// `VmArena<1>`; other alignments are named here.
+    ///
+    /// # Panics
+    /// If the reservation fails.
+    ///
+    /// ```
+    /// let arena = bumpdown::VmArena::<8>::with_min_align(1 << 20);
+    /// assert_eq!(arena.alloc(1u8) as *const u8 as usize % 8, 0);
+    /// ```
+    #[track_caller]
+    pub fn with_min_align(bytes: usize) -> Self {
+        Self::with_min_align_and_options(VmOptions::new(bytes))
+    }
+
+    /// Makes an arena with minimum alignment `MIN_ALIGN` and the given options.
+    ///
+    /// # Panics
+    /// If the reservation fails.
+    #[track_caller]
+    pub fn with_min_align_and_options(options: VmOptions) -> Self {
+        match Self::try_with_min_align_and_options(options) {
             Ok(arena) => arena,
             Err(err) => panic!("bumpdown: cannot reserve {} bytes of address space: {err}", options.reserve),
         }
     }
 
-    /// Like [`with_options`](VmArena::with_options), returning an error instead of
-    /// panicking.
-    pub fn try_with_options(mut options: VmOptions) -> Result<Self, AllocError> {
+    /// Like [`with_min_align_and_options`](VmArena::with_min_align_and_options),
+    /// returning an error instead of panicking.
+    ///
+    /// ```
+    /// use bumpdown::{VmArena, VmOptions};
+    /// assert!(VmArena::<4>::try_with_min_align_and_options(VmOptions::new(usize::MAX)).is_err());
+    /// ```
+    pub fn try_with_min_align_and_options(mut options: VmOptions) -> Result<Self, AllocError> {
         let () = Self::VALID_MIN_ALIGN;
         let reserved = options.reserve.max(PAGE).checked_add(PAGE - 1).ok_or(AllocError::INVALID_LAYOUT)? & !(PAGE - 1);
         if reserved > MAX_END / 2 {

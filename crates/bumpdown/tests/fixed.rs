@@ -53,7 +53,7 @@ fn plain_methods_panic_clearly_when_full() {
 #[test]
 fn scopes_guards_and_checkpoints() {
     let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
-    let mut arena: FixedArena<8> = FixedArena::new(&mut buf);
+    let mut arena = FixedArena::<8>::with_min_align(&mut buf);
     arena.alloc(1u8);
     let used = arena.used();
     assert_eq!(used, 8, "MIN_ALIGN = 8 rounds sizes up");

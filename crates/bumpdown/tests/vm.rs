@@ -34,7 +34,7 @@ fn allocations_are_contiguous_upwards_and_keep_their_values() {
 
 #[test]
 fn many_allocations_across_commit_batches_stay_intact() {
-    let arena = VmArena::<8>::with_options(VmOptions::new(64 * KIB * KIB).populate(true));
+    let arena = VmArena::<8>::with_min_align_and_options(VmOptions::new(64 * KIB * KIB).populate(true));
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut live: Vec<(&mut [u8], u8)> = Vec::new();
     let n = if cfg!(miri) { 200 } else { 20_000 };
