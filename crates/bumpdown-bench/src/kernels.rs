@@ -314,7 +314,7 @@ fn clear<C: Column>(arena: &mut C) {
 
 /// A sampler for `clear`: the time of one `reset` of an arena holding
 /// [`CLEAR_FILL`] allocations (the scope column: of entering and leaving a scope;
-/// see [`clear`]). Each sample fills [`CLEAR_ARENAS`] arenas (untimed), then
+/// see `clear`). Each sample fills [`CLEAR_ARENAS`] arenas (untimed), then
 /// times clearing all of them.
 pub fn clear_sampler<C: Column>(form: Form) -> Sampler {
     let mut arenas: Box<[C; CLEAR_ARENAS]> = Box::new(std::array::from_fn(|_| C::with_capacity(4096)));

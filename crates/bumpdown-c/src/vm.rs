@@ -1,13 +1,15 @@
-//! The virtual-memory arena of `bumpdown.h` (`bd_vm_*`): a [`VmArena`] behind a handle
-//! of its own type, because it bumps the other way.
+//! The virtual-memory arena of `bumpdown.h` (`bd_vm_*`): a
+//! [`VmArena`](bumpdown::VmArena) behind a handle of its own type, because it bumps the
+//! other way.
 //!
-//! A `bd_vm_arena *` is a [`VmArena<1>`] in a block of its own from the global
-//! allocator. Its first two fields, `top` (the next free byte) and `committed` (the end
-//! of the usable part), are the header's `bd_vm_arena` prefix: the inline
-//! `bd_vm_alloc` moves `top` **up** and calls [`bd_vm_alloc_slow`] when the committed
-//! part has no room. C only ever raises `top`; everything that lowers it (reset,
-//! rewind, shrinking the newest block) goes through the core, which keeps its record of
-//! the dirty bytes (what `bd_vm_alloc_zeroed` relies on to skip fresh pages) true.
+//! A `bd_vm_arena *` is a [`VmArena<1>`](bumpdown::VmArena) in a block of its own from
+//! the global allocator. Its first two fields, `top` (the next free byte) and
+//! `committed` (the end of the usable part), are the header's `bd_vm_arena` prefix: the
+//! inline `bd_vm_alloc` moves `top` **up** and calls
+//! [`bd_vm_alloc_slow`](crate::vm::bd_vm_alloc_slow) when the committed part has no room.
+//! C only ever raises `top`; everything that lowers it (reset, rewind, shrinking the
+//! newest block) goes through the core, which keeps its record of the dirty bytes (what
+//! `bd_vm_alloc_zeroed` relies on to skip fresh pages) true.
 //!
 //! In-place growth and shrinking of the newest block is the core's allocator-api2
 //! `grow`/`shrink` on `&VmArena`, the one public door to it.

@@ -164,7 +164,7 @@ const HUGE_NO: u8 = 3;
 static HUGE_STATE: AtomicU8 = AtomicU8::new(HUGE_UNDECIDED);
 
 /// Decides, once per process, whether the region goes on transparent huge pages: if they
-/// were asked for and one faults in within [`HUGE_FAULT_BUDGET_NS`], the whole data is
+/// were asked for and one faults in within `HUGE_FAULT_BUDGET_NS`, the whole data is
 /// advised `MADV_HUGEPAGE`. Called when the program has carved [`HUGE_CHECK_AT`] bytes of
 /// windows, or asks for a block of 2 MiB or more. Racing callers return at once; the
 /// first one decides. Allocates nothing.

@@ -89,5 +89,5 @@ macro_rules! impl_allocator {
 #[cfg(feature = "allocator-api2")]
 impl_allocator!(allocator_api2::alloc::Allocator, allocator_api2::alloc::AllocError);
 
-#[cfg(feature = "nightly-allocator-api")]
+#[cfg(all(feature = "nightly-allocator-api", bumpdown_nightly))]
 impl_allocator!(core::alloc::Allocator, core::alloc::AllocError);

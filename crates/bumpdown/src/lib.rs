@@ -41,14 +41,16 @@
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
 //! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
-//! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`.
+//! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`
+//!   (on a nightly compiler; on stable the feature does nothing, so `--all-features`
+//!   builds still work).
 //! * `serde`: `Serialize` for the [`collections`].
 //! * `poison` (a debugging aid, off by default): memory given back by a reset, rewind or
 //!   scope exit of `Arena`, `FixedArena` or `VmArena` is filled with [`POISON_BYTE`]
 //!   (`0xDB`), so reads through stale pointers stand out. `docs/SAFETY.md` also describes
 //!   the AddressSanitizer annotations (`--cfg bumpdown_asan`).
 #![no_std]
-#![cfg_attr(feature = "nightly-allocator-api", feature(allocator_api))]
+#![cfg_attr(all(feature = "nightly-allocator-api", bumpdown_nightly), feature(allocator_api))]
 #![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 #![warn(missing_docs)]
 
@@ -57,7 +59,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-#[cfg(any(feature = "allocator-api2", feature = "nightly-allocator-api"))]
+#[cfg(any(feature = "allocator-api2", all(feature = "nightly-allocator-api", bumpdown_nightly)))]
 mod api2;
 mod arena;
 #[cfg(bumpdown_asan)]
@@ -95,7 +97,7 @@ pub use crate::bump::Bump;
 pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};
 pub use crate::fixed::{FixedArena, FixedScopeGuard};
-#[cfg(feature = "poison")]
+// Public with or without the feature, so code and docs can name it either way.
 pub use crate::poison::POISON_BYTE;
 pub use crate::scope::{Scope, ScopeGuard};
 #[cfg(feature = "std")]

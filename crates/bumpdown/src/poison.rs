@@ -20,7 +20,6 @@
 /// // Reading `p` now is a bug; with the `poison` feature it would read 0xDBDBDBDB.
 /// # let _ = p;
 /// ```
-#[cfg_attr(not(feature = "poison"), allow(dead_code))]
 pub const POISON_BYTE: u8 = 0xDB;
 
 /// Whether the hooks do anything. Constant: `if ACTIVE { .. }` folds away when false.
