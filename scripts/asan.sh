@@ -10,7 +10,10 @@ cd "$(dirname "$0")/.."
 target=x86_64-unknown-linux-gnu
 export RUSTFLAGS="-Zsanitizer=address --cfg bumpdown_asan"
 export RUSTDOCFLAGS="$RUSTFLAGS"
-export CARGO_TARGET_DIR=target/asan
+# A target directory of its own (the sanitizer flags rebuild everything), beside
+# cargo's usual one wherever that is.
+CARGO_TARGET_DIR="$(scripts/target-dir.sh)/asan"
+export CARGO_TARGET_DIR
 # Leak checking stays on (the arena must give every chunk back); impossible sizes must
 # come back as null, as from the system allocator, not abort (tests/bad_input.rs).
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"

@@ -31,9 +31,10 @@ cargo +nightly fuzz build -O -a
 # malloc runs without AddressSanitizer (ASan replaces __libc_memalign, which the
 # allocator's glibc fallback pairs with __libc_free; see fuzz/fuzz_targets/malloc.rs),
 # built in a target directory of its own so the two builds do not undo each other.
+no_sanitizer_dir="$(../scripts/target-dir.sh "$PWD/Cargo.toml")/no-sanitizer"
 flags_for() {
     if [ "$1" = malloc ]; then
-        echo "-s none --target-dir target/no-sanitizer"
+        echo "-s none --target-dir $no_sanitizer_dir"
     fi
 }
 

@@ -13,7 +13,10 @@ cd "$(dirname "$0")/.."
 target=x86_64-unknown-linux-gnu
 export RUSTFLAGS="-Zsanitizer=thread"
 export RUSTDOCFLAGS="$RUSTFLAGS"
-export CARGO_TARGET_DIR=target/tsan
+# A target directory of its own (the sanitizer flags rebuild everything), beside
+# cargo's usual one wherever that is.
+CARGO_TARGET_DIR="$(scripts/target-dir.sh)/tsan"
+export CARGO_TARGET_DIR
 export TSAN_OPTIONS="halt_on_error=1"
 
 cargo +nightly test -Zbuild-std --target "$target" -p bumpdown --test sync

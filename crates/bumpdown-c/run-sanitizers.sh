@@ -7,7 +7,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-target=${CARGO_TARGET_DIR:-$root/target}
+target=$("$root/scripts/target-dir.sh")
 out=$target/bumpdown-c/sanitizers
 cc=${CC:-cc}
 syslibs="-lpthread -ldl -lm -lrt -lutil"

@@ -4,5 +4,8 @@
 set -eu
 RUNS=${1:-5}
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-cargo build --release -q -p bumpdown-global-json --manifest-path "$ROOT/Cargo.toml"
-python3 "$ROOT/crates/bumpdown-malloc/bench/run.py" "$RUNS" "serde_json 100 MB" "$ROOT/target/release/json-{alloc}" -- glibc= mimalloc= bumpdown=
+# The binaries are the ones cargo reports building just now, wherever its target dir is.
+BINS=$(python3 "$ROOT/scripts/built.py" json-glibc json-mimalloc json-bumpdown -- \
+    --release -q -p bumpdown-global-json --manifest-path "$ROOT/Cargo.toml")
+DIR=$(dirname "$(echo "$BINS" | head -n 1)")
+python3 "$ROOT/crates/bumpdown-malloc/bench/run.py" "$RUNS" "serde_json 100 MB" "$DIR/json-{alloc}" -- glibc= mimalloc= bumpdown=

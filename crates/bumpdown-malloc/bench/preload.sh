@@ -3,18 +3,19 @@
 # libbumpdown_malloc.so (default mode; also pure bump mode for FileCheck).
 #   crates/bumpdown-malloc/bench/preload.sh [RUNS]     (default 5 interleaved rounds)
 # Needs python3; uses FileCheck-14, clang-14 and jq when installed (skips the others).
-# Inputs are generated with fixed seeds under target/bumpdown-preload/.
+# Inputs are generated with fixed seeds under <cargo's target dir>/bumpdown-preload/.
 # PRELOAD_PROGRAMS picks a subset of "FileCheck clang jq" (default: all three).
+# The library is the one cargo reports building just now (scripts/built.py), and run.py
+# checks in every run that it was in effect.
 set -eu
 RUNS=${1:-5}
 PROGRAMS=${PRELOAD_PROGRAMS:-FileCheck clang jq}
 wants() { case " $PROGRAMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 BENCH=$ROOT/crates/bumpdown-malloc/bench
-OUT=$ROOT/target/bumpdown-preload
+OUT=$("$ROOT/scripts/target-dir.sh")/bumpdown-preload
 mkdir -p "$OUT"
-cargo build --release -q -p bumpdown-malloc --manifest-path "$ROOT/Cargo.toml"
-SO=$ROOT/target/release/libbumpdown_malloc.so
+SO=$(python3 "$ROOT/scripts/built.py" libbumpdown_malloc.so -- --release -q -p bumpdown-malloc --manifest-path "$ROOT/Cargo.toml")
 ALLOCS="glibc= bumpdown=LD_PRELOAD=$SO"
 for mi in /usr/lib/x86_64-linux-gnu/libmimalloc.so /usr/lib/aarch64-linux-gnu/libmimalloc.so /usr/lib64/libmimalloc.so; do
     if [ -e "$mi" ]; then ALLOCS="glibc= mimalloc=LD_PRELOAD=$mi bumpdown=LD_PRELOAD=$SO"; break; fi

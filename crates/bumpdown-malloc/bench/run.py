@@ -13,12 +13,38 @@ the child's own maxrss) and the ratios to the first allocator: of the medians, a
 seconds apart; the median of those ratios and their range), which cancels the host's
 slower and faster phases better than the ratio of medians does. Exits non-zero if
 any run's exit status differs from the first allocator's.
+
+An allocator whose LD_PRELOAD names libbumpdown_malloc must prove, in every run, that
+it was the one in effect: the run gets BUMPDOWN_STATS=<a fresh file>, and the library's
+exit line there must name the run's own pid and show bytes served. A missing or
+mistyped library (which the loader would silently skip, measuring glibc instead) stops
+the whole measurement.
 """
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+
+def preloads_bumpdown(extra):
+    """Whether these environment additions preload our malloc."""
+    return any("libbumpdown_malloc" in os.path.basename(p) for p in extra.get("LD_PRELOAD", "").split(":"))
+
+
+def check_in_effect(stats_file, pid, label):
+    """Exits unless `stats_file` has the exit line of process `pid` with bytes used."""
+    try:
+        with open(stats_file) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        lines = []
+    mine = [line for line in lines if f" pid={pid} " in line]
+    used = [int(line.split(" used=")[1].split()[0]) for line in mine if " used=" in line]
+    if not used or max(used) == 0:
+        sys.exit(f"{label}: the preloaded libbumpdown_malloc did not report serving process {pid} "
+                 f"(is LD_PRELOAD right, and the library the one just built?); lines: {lines}")
 
 
 def main():
@@ -37,11 +63,19 @@ def main():
         order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
         for label, extra in order:
             env = dict(os.environ, **extra)
+            stats_file = None
+            if preloads_bumpdown(extra):
+                fd, stats_file = tempfile.mkstemp(prefix="bumpdown-stats-")
+                os.close(fd)
+                env["BUMPDOWN_STATS"] = stats_file
             start = time.perf_counter()
             argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
             p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             _, status, usage = os.wait4(p.pid, 0)
             elapsed = time.perf_counter() - start
+            if stats_file:
+                check_in_effect(stats_file, p.pid, f"{name} / {label}")
+                os.unlink(stats_file)
             results[label].append((elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime))
             statuses.setdefault(label, set()).add(os.waitstatus_to_exitcode(status))
     base = allocs[0][0]

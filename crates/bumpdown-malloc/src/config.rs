@@ -4,7 +4,8 @@
 //!   or unset, recycles freed blocks by size class.
 //! * `BUMPDOWN_LIMIT=<bytes>[K|M|G|T]`: the most memory the bump region may hold
 //!   (default [`DEFAULT_LIMIT`]); past it, allocations go to glibc.
-//! * `BUMPDOWN_STATS=1`: print a summary line to stderr at exit.
+//! * `BUMPDOWN_STATS=1`: print a summary line to stderr at exit (`pid=`, `exe=`, then
+//!   the figures); `BUMPDOWN_STATS=/absolute/path` appends it to that file instead.
 //! * `BUMPDOWN_HUGEPAGES=0`: no transparent huge pages on the region. By default the
 //!   region goes on them once the program is big enough, if one faults in fast enough on
 //!   this machine ([`HUGE_PAGES`]).

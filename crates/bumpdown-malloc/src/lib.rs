@@ -2,8 +2,10 @@
 //!
 //! ```sh
 //! cargo build --release -p bumpdown-malloc
-//! LD_PRELOAD=target/release/libbumpdown_malloc.so FileCheck check.txt < input.txt
+//! so=$(python3 scripts/built.py libbumpdown_malloc.so -- --release -p bumpdown-malloc)
+//! LD_PRELOAD=$so FileCheck check.txt < input.txt
 //! BUMPDOWN_STATS=1 LD_PRELOAD=... program   # one summary line on stderr at exit
+//! BUMPDOWN_STATS=/tmp/s LD_PRELOAD=... program  # the same line, appended to /tmp/s
 //! ```
 //!
 //! It replaces `malloc`, `free`, `calloc`, `realloc`, `reallocarray`, `memalign`,

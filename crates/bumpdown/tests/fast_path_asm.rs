@@ -12,10 +12,9 @@ use std::process::Command;
 /// Builds the probes (release) and returns the binary.
 fn probes() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join("../../target"))
-        .join("fast-path-probes");
+    // Beside this test binary's own build (`<target dir>/<profile>/deps/`), wherever
+    // cargo put it.
+    let target = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("fast-path-probes");
     let status = Command::new(env!("CARGO"))
         .args(["build", "--release", "--quiet", "--example", "fast_path_probes", "-p", "bumpdown"])
         .env("CARGO_TARGET_DIR", &target)

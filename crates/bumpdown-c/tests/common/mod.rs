@@ -11,10 +11,9 @@ pub fn static_lib() -> &'static Path {
     static LIB: OnceLock<PathBuf> = OnceLock::new();
     LIB.get_or_init(|| {
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| manifest.join("../../target"))
-            .join("bumpdown-c-static");
+        // Beside this test binary's own build (`<target dir>/<profile>/deps/`), wherever
+        // cargo put it.
+        let target = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("bumpdown-c-static");
         let status = Command::new(env!("CARGO"))
             .args(["build", "--quiet", "--lib", "-p", "bumpdown-c"])
             .env("CARGO_TARGET_DIR", &target)
