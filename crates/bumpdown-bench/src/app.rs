@@ -37,6 +37,12 @@ pub fn main() -> ExitCode {
 
 /// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
 fn list(options: &Options) -> Result<(), String> {
+    let _ = std::io::stdout().write_all(selected_rows(options).as_bytes());
+    Ok(())
+}
+
+/// The rows the options select, one line each (empty when `--filter` matches nothing).
+fn selected_rows(options: &Options) -> String {
     let mut text = String::new();
     for row in rows::selected(options.filter.as_deref()) {
         text.push_str(&format!("{:<24} {}\n", row.name, row.what));
@@ -76,22 +82,33 @@ fn list(options: &Options) -> Result<(), String> {
             "seed004"
         ));
     }
-    let _ = std::io::stdout().write_all(text.as_bytes());
-    Ok(())
+    text
 }
 
-/// Measures everything selected, prints the report and saves it.
+/// Measures everything selected, prints the report and saves it. A section that fails
+/// is named in the report and on stderr, and the run exits non-zero, but every other
+/// section's results are still printed and saved.
 fn run_report(options: Options) -> Result<(), String> {
-    let speed = speed::measure(&options)?;
-    let speed = (!speed.rows.is_empty()).then_some(speed);
-    let scopes = scopes::measure(&options)?;
+    if selected_rows(&options).is_empty() {
+        let filter = options.filter.as_deref().unwrap_or_default();
+        return Err(format!(
+            "no rows matched --filter {filter:?} (see --list); nothing measured, the previous report files are kept"
+        ));
+    }
+    let mut failed = Failed::default();
+    let speed = failed.keep("speed", speed::measure(&options)).filter(|speed| !speed.rows.is_empty());
+    let scopes = failed.keep("scopes", scopes::measure(&options)).flatten();
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
     let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
-    let seed004 = if options.selects("seed004") { Some(seed004::measure(&options)?) } else { None };
+    let seed004 = if options.selects("seed004") { failed.keep("seed004", seed004::measure(&options)) } else { None };
     let fast_path = options.selects("fast_path").then(fastpath::measure);
-    let real_use =
-        if options.selects("real_use") { Some(realuse::measure(options.effort.real_use_runs())?) } else { None };
-    let programs = if programs::selected(&options) { Some(programs::measure(&options)?) } else { None };
+    let real_use = if options.selects("real_use") {
+        failed.keep("real_use", realuse::measure(options.effort.real_use_runs()))
+    } else {
+        None
+    };
+    let programs =
+        if programs::selected(&options) { failed.keep("programs", programs::measure(&options)) } else { None };
     let report = report::Report {
         machine: machine::Machine::detect(),
         options,
@@ -103,6 +120,7 @@ fn run_report(options: Options) -> Result<(), String> {
         fast_path,
         real_use,
         programs,
+        failed: failed.0,
     };
     let charts = report.charts();
     let markdown = report.markdown(&charts);
@@ -122,5 +140,26 @@ fn run_report(options: Options) -> Result<(), String> {
         dir.display(),
         charts.len()
     );
-    Ok(())
+    match report.failed.len() {
+        0 => Ok(()),
+        n => Err(format!("{n} section(s) failed and are missing from the report (see above)")),
+    }
+}
+
+/// The sections that failed to measure: (section, error).
+#[derive(Default)]
+struct Failed(Vec<(String, String)>);
+
+impl Failed {
+    /// A section's results, or `None` after saying (and noting) why it failed.
+    fn keep<T>(&mut self, section: &str, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(message) => {
+                eprintln!("error: the {section} section failed: {message}");
+                self.0.push((section.to_owned(), message));
+                None
+            }
+        }
+    }
 }

@@ -154,14 +154,33 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
         output: Output::Markdown,
     };
     let mut args = args.into_iter();
+    // The flag that set the effort, and the one that set the output, to reject a second
+    // one that contradicts it.
+    let (mut effort_flag, mut output_flag): (Option<String>, Option<String>) = (None, None);
+    let once = |seen: &mut Option<String>, arg: &str| match seen.replace(arg.to_owned()) {
+        Some(before) if before != arg => Err(format!("{before} and {arg} cannot be used together")),
+        _ => Ok(()),
+    };
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
         match arg.as_str() {
-            "--quick" => options.effort = Effort::Quick,
-            "--full" => options.effort = Effort::Full,
+            "--quick" => {
+                once(&mut effort_flag, &arg)?;
+                options.effort = Effort::Quick;
+            }
+            "--full" => {
+                once(&mut effort_flag, &arg)?;
+                options.effort = Effort::Full;
+            }
             "--list" => options.command = Command::List,
-            "--json" => options.output = Output::Json,
-            "--readme" => options.output = Output::Readme,
+            "--json" => {
+                once(&mut output_flag, &arg)?;
+                options.output = Output::Json;
+            }
+            "--readme" => {
+                once(&mut output_flag, &arg)?;
+                options.output = Output::Readme;
+            }
             "--filter" => options.filter = Some(value("--filter")?),
             "--processes" => {
                 let n = value("--processes")?;
@@ -231,5 +250,15 @@ mod tests {
         assert!(parse_str("--filter").is_err());
         assert!(parse_str("--frobnicate").is_err());
         assert!(parse_str("--child speed x").is_err());
+    }
+
+    #[test]
+    fn rejects_contradictory_flags() {
+        let err = parse_str("--quick --full").unwrap_err();
+        assert_eq!(err, "--quick and --full cannot be used together");
+        assert!(parse_str("--full --filter x --quick").is_err());
+        assert!(parse_str("--json --readme").is_err());
+        // Repeating the same flag is harmless.
+        assert_eq!(parse_str("--full --full").unwrap().effort, Effort::Full);
     }
 }

@@ -41,6 +41,8 @@ pub struct Report {
     pub real_use: Option<RealUse>,
     /// Real programs under other allocators, if selected.
     pub programs: Option<crate::programs::Programs>,
+    /// Sections that failed to measure: (section, error). The report names them.
+    pub failed: Vec<(String, String)>,
 }
 
 /// Where the README snippet expects the charts, relative to the repository root.
@@ -114,6 +116,13 @@ impl Report {
         let mut md = String::from("# bumpdown benchmark report\n\n");
         how_to_read(&mut md, charts.iter().map(|c| c.file), "");
         self.header(&mut md);
+        if !self.failed.is_empty() {
+            let _ = writeln!(md, "## Sections that failed\n");
+            for (section, message) in &self.failed {
+                let _ = writeln!(md, "- **{section}**: {message}");
+            }
+            md.push('\n');
+        }
         if !charts.is_empty() {
             let _ = writeln!(md, "## Charts\n");
             for chart in charts {
@@ -326,6 +335,17 @@ impl Report {
                 ]),
             ),
             ("effort", self.options.effort.flag().into()),
+            (
+                "failed",
+                Json::Arr(
+                    self.failed
+                        .iter()
+                        .map(|(section, message)| {
+                            Json::Obj(vec![("section", section.clone().into()), ("error", message.clone().into())])
+                        })
+                        .collect(),
+                ),
+            ),
         ];
         if let Some(speed) = &self.speed {
             let cells = speed

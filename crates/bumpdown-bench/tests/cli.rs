@@ -1,0 +1,47 @@
+//! The report's command line as a user meets it: mistakes are refused before anything
+//! is measured, and never overwrite the last report.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Runs the report binary with `args`, its target directory set to `target`.
+fn bench(target: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bumpdown-bench"))
+        .args(args)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("the report binary runs")
+}
+
+/// A target directory holding a previous report.
+fn with_previous_report(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let target = std::env::temp_dir().join(format!("bumpdown-bench-cli-{name}-{}", std::process::id()));
+    let report = target.join("bumpdown-report").join("report.md");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    std::fs::write(&report, "the previous report\n").unwrap();
+    (target, report)
+}
+
+#[test]
+fn a_filter_that_matches_nothing_keeps_the_previous_report() {
+    let (target, report) = with_previous_report("filter");
+    let out = bench(&target, &["--filter", "no_such_row"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "exited 0: {stderr}");
+    assert!(stderr.contains("no rows matched --filter \"no_such_row\""), "{stderr}");
+    assert!(out.stdout.is_empty(), "printed a report: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), "the previous report\n");
+    std::fs::remove_dir_all(&target).ok();
+}
+
+#[test]
+fn contradictory_flags_are_refused_before_measuring() {
+    let (target, report) = with_previous_report("flags");
+    for args in [&["--quick", "--full"][..], &["--json", "--readme"]] {
+        let out = bench(&target, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used together"), "{args:?}");
+    }
+    assert_eq!(std::fs::read_to_string(&report).unwrap(), "the previous report\n");
+    std::fs::remove_dir_all(&target).ok();
+}
