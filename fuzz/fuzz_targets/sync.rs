@@ -1,14 +1,17 @@
 //! `SyncArena` shared by two threads, each running its own decoded program through the
-//! shared arena and through `LocalArena` handles. After both finish: every block of
-//! both threads is aligned, intact and disjoint from every other; the arena's held bytes
-//! match the backing allocator's count; reset and drop give everything back.
-//! (The threads' interleaving is up to the OS: a crash found here may need a few runs to
-//! reproduce.)
+//! shared arena and through two `LocalArena` handles, on a backing allocator that fails
+//! the requests the input picks (a failed window refill is where a handle once kept an
+//! unaligned `bottom` and handed out another handle's bytes). After every operation the
+//! handles pass `check_invariants`; after both threads finish, every block of both is
+//! aligned, intact and disjoint from every other, the arena passes `check_invariants`,
+//! its held bytes match the backing allocator's count, and reset and drop give
+//! everything back. (The threads' interleaving is up to the OS: a crash found here may
+//! need a few runs to reproduce.)
 #![no_main]
 
 use std::alloc::Layout;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::{BackingAllocator, Global, SyncArena};
@@ -28,10 +31,12 @@ enum Op {
     Str {
         len: u8,
     },
-    /// Drops the thread's local handle and takes a new one.
+    /// Drops the thread's current local handle and takes a new one.
     NewLocal,
-    /// Switches between the shared arena and the local handle.
+    /// Switches between the shared arena and the local handles.
     Toggle,
+    /// Makes the other local handle the current one.
+    Swap,
     LocalSlice {
         len: u16,
     },
@@ -40,16 +45,20 @@ enum Op {
     },
 }
 
-/// Counts live bytes, atomically (the arena is shared between threads).
+/// Counts live bytes, atomically (the arena is shared between threads), and fails the
+/// requests whose number (mod 64) is set in `fail`.
 #[derive(Default)]
 struct Counting {
     live: AtomicUsize,
+    requests: AtomicUsize,
+    fail: AtomicU64,
 }
 
-// SAFETY: forwards to `Global`, which upholds the contract.
+// SAFETY: forwards to `Global`, which upholds the contract; a failure just returns `None`.
 unsafe impl BackingAllocator for Counting {
     fn allocate(&self, layout: Layout) -> Option<NonNull<u8>> {
-        if layout.size() > 64 << 20 {
+        let n = self.requests.fetch_add(1, Ordering::Relaxed);
+        if layout.size() > 64 << 20 || self.fail.load(Ordering::Relaxed) & (1 << (n % 64)) != 0 {
             return None;
         }
         let p = Global.allocate(layout)?;
@@ -74,17 +83,18 @@ fn fill(p: *mut u8, len: usize, byte: u8) {
 
 fn thread_program(arena: &SyncArena<&Counting>, ops: &[Op], tag: u8) -> Vec<Block> {
     let mut blocks = Vec::new();
-    let mut local = Some(arena.local());
-    let mut use_local = false;
+    let mut handles = [Some(arena.local()), Some(arena.local())];
+    let (mut current, mut use_local) = (0, false);
     for (i, &op) in ops.iter().enumerate() {
         let byte = tag | ((i % 64) as u8);
+        let local = handles[current].as_ref().filter(|_| use_local);
         match op {
             Op::Layout { size, big, align } => {
                 let size = if big { usize::from(size) * 16 } else { usize::from(size % 512) };
                 let l = Layout::from_size_align(size, 1 << (align % 13)).unwrap();
-                let p = match (&local, use_local) {
-                    (Some(h), true) => h.try_alloc_layout(l),
-                    _ => arena.try_alloc_layout(l),
+                let p = match local {
+                    Some(h) => h.try_alloc_layout(l),
+                    None => arena.try_alloc_layout(l),
                 };
                 if let Ok(p) = p {
                     fill(p.as_ptr(), size, byte);
@@ -92,33 +102,46 @@ fn thread_program(arena: &SyncArena<&Counting>, ops: &[Op], tag: u8) -> Vec<Bloc
                 }
             }
             Op::Value => {
-                let v = arena.alloc(u64::from_ne_bytes([byte; 8]));
-                blocks.push((v as *mut u64 as usize, 8, 8, byte));
+                let v = match local {
+                    Some(h) => h.try_alloc(u64::from_ne_bytes([byte; 8])),
+                    None => arena.try_alloc(u64::from_ne_bytes([byte; 8])),
+                };
+                if let Ok(v) = v {
+                    blocks.push((v as *mut u64 as usize, 8, 8, byte));
+                }
             }
             Op::Slice { len } => {
-                let s = arena.alloc_slice_copy(&vec![byte; usize::from(len)]);
-                blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte));
+                let src = vec![byte; usize::from(len)];
+                let s = match local {
+                    Some(h) => h.try_alloc_slice_copy(&src),
+                    None => arena.try_alloc_slice_copy(&src),
+                };
+                if let Ok(s) = s {
+                    blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte));
+                }
             }
             Op::Str { len } => {
                 let src: String = std::iter::repeat_n(char::from(byte & 0x7F), usize::from(len)).collect();
-                let s = arena.alloc_str(&src);
-                assert_eq!(&*s, src.as_str());
-                blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte & 0x7F));
+                if let Ok(s) = arena.try_alloc_slice_copy(src.as_bytes()) {
+                    assert_eq!(&*s, src.as_bytes());
+                    blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte & 0x7F));
+                }
             }
             Op::NewLocal => {
                 // The old handle gives its window back before the new one starts.
-                drop(local.take());
-                local = Some(arena.local());
+                drop(handles[current].take());
+                handles[current] = Some(arena.local());
             }
             Op::Toggle => use_local = !use_local,
+            Op::Swap => current = 1 - current,
             Op::LocalSlice { len } => {
-                let Some(h) = &local else { continue };
+                let Some(h) = &handles[current] else { continue };
                 if let Ok(s) = h.try_alloc_slice_fill_copy(usize::from(len), byte) {
                     blocks.push((s.as_mut_ptr() as usize, s.len(), 1, byte));
                 }
             }
             Op::LocalIter { len } => {
-                let Some(h) = &local else { continue };
+                let Some(h) = &handles[current] else { continue };
                 let len = usize::from(len % 1024);
                 if let Ok(s) = h.try_alloc_iter((0..len).map(|_| u16::from_ne_bytes([byte; 2]))) {
                     assert_eq!(s.len(), len);
@@ -126,6 +149,7 @@ fn thread_program(arena: &SyncArena<&Counting>, ops: &[Op], tag: u8) -> Vec<Bloc
                 }
             }
         }
+        handles.iter().flatten().for_each(|h| h.check_invariants());
     }
     blocks
 }
@@ -149,8 +173,12 @@ fn check(blocks: &[Block]) {
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
-    let (Ok(a), Ok(b)) = (Vec::<Op>::arbitrary(&mut u), Vec::<Op>::arbitrary(&mut u)) else { return };
+    let (Ok(fail), Ok(a), Ok(b)) = (u64::arbitrary(&mut u), Vec::<Op>::arbitrary(&mut u), Vec::<Op>::arbitrary(&mut u))
+    else {
+        return;
+    };
     let backing = Counting::default();
+    backing.fail.store(fail, Ordering::Relaxed);
     {
         let mut arena = SyncArena::new_in(&backing);
         for _round in 0..2 {
@@ -163,6 +191,7 @@ fuzz_target!(|data: &[u8]| {
             let mut all = left;
             all.extend(right);
             check(&all);
+            arena.check_invariants();
             assert_eq!(arena.allocated_bytes(), backing.live.load(Ordering::Relaxed));
             arena.reset();
             assert_eq!(arena.allocated_bytes(), backing.live.load(Ordering::Relaxed));

@@ -469,7 +469,7 @@ fn every_failure_leaves_the_vm_arena_consistent() {
     let mut arena: VmArena = VmArena::with_options(VmOptions::new(RESERVED).populate(false));
     let mut rng = Rng(0x0BAD_CAFE_F00D);
     let mut failures = [0usize; 3];
-    let steps = if cfg!(miri) { 300 } else { 5_000 };
+    let steps = if cfg!(miri) { 120 } else { 5_000 };
     for round in 0..4 {
         let cp = arena.checkpoint();
         let mut blocks: Vec<(*const u8, usize, u8)> = Vec::new();
