@@ -1,5 +1,6 @@
-//! `&Arena` as an `allocator_api2::alloc::Allocator` (the version hashbrown uses), and
-//! as the unstable `core::alloc::Allocator` with the `nightly-allocator-api` feature.
+//! `&Arena` as an `allocator_api2::alloc::Allocator` of allocator-api2 0.2 (the version
+//! hashbrown uses), 0.3 and 0.4, each behind its feature, and as the unstable
+//! `core::alloc::Allocator` with the `nightly-allocator-api` feature.
 //! Each method forwards to the arena's own `*_raw` routine.
 
 use core::alloc::Layout;
@@ -88,6 +89,12 @@ macro_rules! impl_allocator {
 
 #[cfg(feature = "allocator-api2")]
 impl_allocator!(allocator_api2::alloc::Allocator, allocator_api2::alloc::AllocError);
+
+#[cfg(feature = "allocator-api2-03")]
+impl_allocator!(allocator_api2_03::alloc::Allocator, allocator_api2_03::alloc::AllocError);
+
+#[cfg(feature = "allocator-api2-04")]
+impl_allocator!(allocator_api2_04::alloc::Allocator, allocator_api2_04::alloc::AllocError);
 
 #[cfg(all(feature = "nightly-allocator-api", bumpdown_nightly))]
 impl_allocator!(core::alloc::Allocator, core::alloc::AllocError);

@@ -815,7 +815,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Gives back the newest allocation of the current chunk.
     #[cfg_attr(
-        not(any(feature = "allocator-api2", all(feature = "nightly-allocator-api", bumpdown_nightly))),
+        not(any(
+            feature = "allocator-api2",
+            feature = "allocator-api2-03",
+            feature = "allocator-api2-04",
+            all(feature = "nightly-allocator-api", bumpdown_nightly)
+        )),
         allow(dead_code)
     )]
     ///

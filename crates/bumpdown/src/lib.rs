@@ -41,6 +41,8 @@
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
 //! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
+//! * `allocator-api2-03`, `allocator-api2-04`: the same for allocator-api2 0.3 and 0.4
+//!   (`allocator_api2_03::alloc::Allocator`, ...), which other crates of the ecosystem use.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`
 //!   (on a nightly compiler; on stable the feature does nothing, so `--all-features`
 //!   builds still work).
@@ -59,7 +61,12 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-#[cfg(any(feature = "allocator-api2", all(feature = "nightly-allocator-api", bumpdown_nightly)))]
+#[cfg(any(
+    feature = "allocator-api2",
+    feature = "allocator-api2-03",
+    feature = "allocator-api2-04",
+    all(feature = "nightly-allocator-api", bumpdown_nightly)
+))]
 mod api2;
 mod arena;
 #[cfg(bumpdown_asan)]

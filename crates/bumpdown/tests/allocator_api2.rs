@@ -142,3 +142,22 @@ fn allocator_errors_are_errors() {
     v.push(1);
     assert_eq!(v[0], 1);
 }
+
+/// allocator-api2 0.3 and 0.4 vectors grow in place on an arena, as 0.2's do.
+#[test]
+fn allocator_api2_03_and_04_vectors_live_in_the_arena() {
+    let arena = Arena::new();
+    let mut v3 = allocator_api2_03::vec::Vec::new_in(&arena);
+    let mut v4 = allocator_api2_04::vec::Vec::new_in(&arena);
+    for i in 0..1000u32 {
+        v3.push(i);
+    }
+    for i in 0..1000u64 {
+        v4.push(i);
+    }
+    assert_eq!(v3.iter().sum::<u32>(), 499_500);
+    assert_eq!(v4.iter().sum::<u64>(), 499_500);
+    assert!(arena.debug_owns(v3.as_ptr().addr(), v3.len() * 4));
+    assert!(arena.debug_owns(v4.as_ptr().addr(), v4.len() * 8));
+    arena.check_invariants();
+}
