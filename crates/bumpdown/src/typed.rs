@@ -101,7 +101,7 @@ macro_rules! alloc_api {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &$ret mut T {
-        let p = self.alloc_uninit::<T>();
+        let p = self.alloc_block::<T>();
         // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
         // already moved past this block.
         unsafe {
@@ -114,7 +114,7 @@ macro_rules! alloc_api {
     /// (`f` is not called then).
     #[inline(always)]
     pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&$ret mut T, AllocError> {
-        let p = self.try_alloc_uninit::<T>()?;
+        let p = self.try_alloc_block::<T>()?;
         // SAFETY: as in `alloc_with`.
         unsafe {
             p.as_ptr().write(f());
@@ -125,7 +125,7 @@ macro_rules! alloc_api {
     /// A fresh block for a `T`, bump pointer moved, or panics.
     #[inline(always)]
     #[track_caller]
-    fn alloc_uninit<T>(&self) -> NonNull<T> {
+    fn alloc_block<T>(&self) -> NonNull<T> {
         if size_of::<T>() == 0 {
             return NonNull::dangling();
         }
@@ -142,7 +142,7 @@ macro_rules! alloc_api {
     }
 
     #[inline(always)]
-    fn try_alloc_uninit<T>(&self) -> Result<NonNull<T>, AllocError> {
+    fn try_alloc_block<T>(&self) -> Result<NonNull<T>, AllocError> {
         if size_of::<T>() == 0 {
             return Ok(NonNull::dangling());
         }
@@ -156,6 +156,129 @@ macro_rules! alloc_api {
             }
             None => self.alloc_slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
         }
+    }
+
+    /// Allocates room for a `T` and leaves it uninitialized: for values built in place
+    /// (`MaybeUninit::write`, or field by field through raw pointers). It is never
+    /// dropped.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let slot = arena.alloc_uninit::<[u64; 4]>();
+    /// let value = slot.write([1, 2, 3, 4]);
+    /// assert_eq!(value[3], 4);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_uninit<T>(&self) -> &$ret mut MaybeUninit<T> {
+        // SAFETY: a fresh block for a `T` (or dangling for a zero-sized `T`), which
+        // `MaybeUninit` needs no initialization to view; borrowed as long as the arena.
+        unsafe { self.alloc_block::<T>().cast::<MaybeUninit<T>>().as_mut() }
+    }
+
+    /// Like [`alloc_uninit`](Self::alloc_uninit), returning an error instead of
+    /// panicking.
+    #[inline(always)]
+    pub fn try_alloc_uninit<T>(&self) -> Result<&$ret mut MaybeUninit<T>, AllocError> {
+        // SAFETY: as in `alloc_uninit`.
+        Ok(unsafe { self.try_alloc_block::<T>()?.cast::<MaybeUninit<T>>().as_mut() })
+    }
+
+    /// Allocates room for `len` elements of `T`, uninitialized.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let slots = arena.alloc_uninit_slice::<u32>(3);
+    /// for (i, slot) in slots.iter_mut().enumerate() {
+    ///     slot.write(i as u32 * 10);
+    /// }
+    /// // SAFETY: every element was written above.
+    /// let values = unsafe { &*(slots as *const [_] as *const [u32]) };
+    /// assert_eq!(values, &[0, 10, 20]);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn alloc_uninit_slice<T>(&self, len: usize) -> &$ret mut [MaybeUninit<T>] {
+        unwrap_or_fail::<T, _>(self.try_alloc_uninit_slice(len), len)
+    }
+
+    /// Like [`alloc_uninit_slice`](Self::alloc_uninit_slice), returning an error instead
+    /// of panicking.
+    #[inline(always)]
+    pub fn try_alloc_uninit_slice<T>(&self, len: usize) -> Result<&$ret mut [MaybeUninit<T>], AllocError> {
+        let p = self.try_alloc_array_uninit::<T>(len)?;
+        // SAFETY: a fresh block for `len` elements (or dangling for a zero-sized `T`),
+        // which `MaybeUninit` needs no initialization to view.
+        Ok(unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) })
+    }
+
+    /// Allocates room for `len` elements of `T` with every byte zero. Whether all-zero
+    /// bytes are a valid `T` is the caller's to know, hence `MaybeUninit`: for integers,
+    /// floats and raw pointers it is, and `assume_init` is sound.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let zeros = arena.alloc_zeroed_slice::<u64>(100);
+    /// // SAFETY: zero bytes are a valid `u64`.
+    /// let zeros = unsafe { &*(zeros as *const [_] as *const [u64]) };
+    /// assert!(zeros.iter().all(|&x| x == 0));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn alloc_zeroed_slice<T>(&self, len: usize) -> &$ret mut [MaybeUninit<T>] {
+        unwrap_or_fail::<T, _>(self.try_alloc_zeroed_slice(len), len)
+    }
+
+    /// Like [`alloc_zeroed_slice`](Self::alloc_zeroed_slice), returning an error
+    /// instead of panicking.
+    #[inline]
+    pub fn try_alloc_zeroed_slice<T>(&self, len: usize) -> Result<&$ret mut [MaybeUninit<T>], AllocError> {
+        let slice = self.try_alloc_uninit_slice::<T>(len)?;
+        // SAFETY: the slice's own `len * size_of::<T>()` bytes (it was allocated, so the
+        // product did not overflow); any bytes are a valid `MaybeUninit<T>`.
+        unsafe { slice.as_mut_ptr().write_bytes(0, len) };
+        Ok(slice)
+    }
+
+    /// Formats into the arena and returns the text: `format!` without a `String`, for
+    /// `no_std` arenas too. The arguments are formatted twice (once to measure, once to
+    /// write), so `Display` implementations must print the same thing both times.
+    ///
+    /// # Panics
+    /// If the arena cannot hold the text, or a `Display` implementation fails or prints
+    /// something else the second time.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let s = arena.alloc_fmt(format_args!("{}-{:03}", "id", 7));
+    /// assert_eq!(s, "id-007");
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn alloc_fmt(&self, args: core::fmt::Arguments<'_>) -> &$ret mut str {
+        match self.try_alloc_fmt(args) {
+            Ok(s) => s,
+            Err(err) => {
+                let len = $crate::typed::formatted_len(args).unwrap_or(usize::MAX);
+                alloc_failed(len, 1, err)
+            }
+        }
+    }
+
+    /// Like [`alloc_fmt`](Self::alloc_fmt), returning an error instead of panicking
+    /// when the arena cannot hold the text.
+    ///
+    /// # Panics
+    /// If a `Display` implementation fails or prints something else the second time.
+    #[inline]
+    pub fn try_alloc_fmt(&self, args: core::fmt::Arguments<'_>) -> Result<&$ret mut str, AllocError> {
+        if let Some(s) = args.as_str() {
+            return self.try_alloc_str(s);
+        }
+        let len = $crate::typed::formatted_len(args).expect("a Display implementation returned an error");
+        let buf = self.try_alloc_uninit_slice::<u8>(len)?;
+        let text = $crate::typed::format_into(buf, args);
+        Ok(text)
     }
 
     /// A fresh block for `len` elements of `T`, bump pointer moved. Zero-sized `T`
@@ -678,4 +801,45 @@ pub(crate) fn unwrap_or_fail<T, R>(result: Result<R, AllocError>, len: usize) ->
         Ok(r) => r,
         Err(err) => alloc_failed(len.saturating_mul(size_of::<T>()), align_of::<T>(), err),
     }
+}
+
+/// How many bytes `args` formats to; `None` if a `Display` implementation fails.
+pub(crate) fn formatted_len(args: core::fmt::Arguments<'_>) -> Option<usize> {
+    struct Count(usize);
+    impl core::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0 = self.0.checked_add(s.len()).ok_or(core::fmt::Error)?;
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    core::fmt::write(&mut count, args).ok().map(|()| count.0)
+}
+
+/// Formats `args` into `buf`, which must be exactly as long as the text
+/// (`formatted_len`), and returns the text.
+///
+/// # Panics
+/// If formatting fails or gives a text of another length this time.
+pub(crate) fn format_into<'b>(buf: &'b mut [MaybeUninit<u8>], args: core::fmt::Arguments<'_>) -> &'b mut str {
+    struct Fill<'a> {
+        buf: &'a mut [MaybeUninit<u8>],
+        len: usize,
+    }
+    impl core::fmt::Write for Fill<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let dst = self.buf.get_mut(self.len..).and_then(|rest| rest.get_mut(..s.len())).ok_or(core::fmt::Error)?;
+            // SAFETY: `dst` and `s` have the same length; `MaybeUninit<u8>` has the
+            // layout of `u8`; a `&str` cannot overlap a fresh block.
+            unsafe { ptr::copy_nonoverlapping(s.as_ptr(), dst.as_mut_ptr().cast::<u8>(), s.len()) };
+            self.len += s.len();
+            Ok(())
+        }
+    }
+    let mut fill = Fill { buf, len: 0 };
+    let ok = core::fmt::write(&mut fill, args).is_ok();
+    assert!(ok && fill.len == fill.buf.len(), "a Display implementation printed different text the second time");
+    // SAFETY: every byte was written (`len == buf.len()`), and the bytes are the
+    // concatenation of `str`s, so valid UTF-8.
+    unsafe { core::str::from_utf8_unchecked_mut(&mut *(fill.buf as *mut [MaybeUninit<u8>] as *mut [u8])) }
 }

@@ -194,3 +194,59 @@ fn debug_output_names_the_arena() {
     let text = format!("{arena:?}");
     assert!(text.starts_with("Arena") && text.contains("used: 1"), "{text}");
 }
+
+/// `alloc_uninit`, `alloc_uninit_slice`, `alloc_zeroed_slice` and `alloc_fmt` on every
+/// face that has the typed API.
+#[test]
+fn uninit_zeroed_and_formatted_allocations() {
+    fn exercise<'a>(
+        uninit: impl Fn() -> &'a mut core::mem::MaybeUninit<[u32; 3]>,
+        zeroed: impl Fn(usize) -> &'a mut [core::mem::MaybeUninit<u64>],
+        fmt: impl Fn(core::fmt::Arguments<'_>) -> &'a mut str,
+    ) {
+        let v = uninit().write([1, 2, 3]);
+        assert_eq!(*v, [1, 2, 3]);
+        let z = zeroed(50);
+        assert_eq!(z.len(), 50);
+        // SAFETY: zero bytes are a valid `u64`.
+        assert!(z.iter().all(|x| unsafe { x.assume_init() } == 0));
+        assert_eq!(fmt(format_args!("{}+{}={:>4}", 2, 2, 4)), "2+2=   4");
+        assert_eq!(fmt(format_args!("plain")), "plain");
+        assert_eq!(fmt(format_args!("")), "");
+    }
+    let mut arena = bumpdown::Arena::new();
+    // Dirty the chunk first, so that zeroed memory is not zero by luck.
+    arena.alloc_slice_fill_copy(1000, u64::MAX);
+    arena.reset();
+    exercise(|| arena.alloc_uninit(), |n| arena.alloc_zeroed_slice(n), |a| arena.alloc_fmt(a));
+    let mut buf = [core::mem::MaybeUninit::new(0xAAu8); 2048];
+    let fixed = bumpdown::FixedArena::new(&mut buf);
+    exercise(|| fixed.alloc_uninit(), |n| fixed.alloc_zeroed_slice(n), |a| fixed.alloc_fmt(a));
+    assert!(fixed.try_alloc_fmt(format_args!("{:5000}", 1)).is_err());
+    #[cfg(all(unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+    {
+        let vm = bumpdown::VmArena::new(1 << 20);
+        exercise(|| vm.alloc_uninit(), |n| vm.alloc_zeroed_slice(n), |a| vm.alloc_fmt(a));
+    }
+    let sync = bumpdown::SyncArena::new();
+    let local = sync.local();
+    exercise(|| local.alloc_uninit(), |n| local.alloc_zeroed_slice(n), |a| local.alloc_fmt(a));
+    // Zero-sized elements cost nothing.
+    assert_eq!(arena.alloc_uninit_slice::<()>(usize::MAX).len(), usize::MAX);
+}
+
+/// A `Display` that prints something else each time cannot make `alloc_fmt` write past
+/// the block it measured.
+#[test]
+#[should_panic(expected = "printed different text the second time")]
+fn alloc_fmt_refuses_a_display_that_changes() {
+    struct Growing(core::cell::Cell<usize>);
+    impl core::fmt::Display for Growing {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            self.0.set(self.0.get() + 1);
+            f.write_str(&"x".repeat(self.0.get()))
+        }
+    }
+    let arena = bumpdown::Arena::new();
+    arena.alloc_fmt(format_args!("{}", Growing(core::cell::Cell::new(0))));
+}
