@@ -332,103 +332,83 @@ impl<A: BackingAllocator> SyncArena<A> {
         Ok(arena)
     }
 
-    /// Allocates a block for `layout` (uninitialized), lock-free unless this thread's
-    /// lane needs a new window.
-    ///
-    /// ```
-    /// use core::alloc::Layout;
-    /// let arena = bumpdown::SyncArena::new();
-    /// let p = arena.try_alloc_layout(Layout::new::<u64>()).unwrap();
-    /// assert_eq!(p.as_ptr() as usize % 8, 0);
-    /// ```
+    /// A block of `size` bytes aligned to `align` from this thread's lane, or `None`
+    /// (the thread has no lane yet, or its window has no room). On x86-64 a hit is: the
+    /// thread-local lane index (`fs:`-relative), a compare, a load of the lane's window,
+    /// and the window's `lock xadd` with its range check.
     #[inline(always)]
-    pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        if layout.size() == 0 {
-            return Ok(dangling(layout.align()));
+    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
+        if size == 0 {
+            return Some(dangling(align).as_ptr());
         }
-        // A thread with no lane yet (`usize::MAX`) misses here and gets one in the slow
-        // path. On x86-64 a hit is: the thread-local lane index (`fs:`-relative), a
-        // compare, a load of the lane's window, and the window's `lock xadd` with its
-        // range check.
-        if let Some(p) = self.lanes.get(LANE.get()).and_then(|lane| lane.bump(layout.size(), layout.align())) {
-            return Ok(p);
+        // Straight to the window's `Option<*mut u8>`: a detour through `Option<NonNull>`
+        // costs a null test on the way back.
+        self.lanes.get(LANE.get())?.window().bump(size, align)
+    }
+
+    /// A block for a `T` (not zero-sized), taken at once: with other threads bumping
+    /// the same window there is no "place first, claim later".
+    #[inline(always)]
+    fn bump_value<T>(&self) -> Option<*mut T> {
+        self.bump_layout(size_of::<T>(), align_of::<T>()).map(<*mut u8>::cast)
+    }
+
+    /// Nothing to do: `bump_value` already took the block.
+    ///
+    /// # Safety
+    /// None needed; `unsafe` to match the arenas whose `bump_value` only places.
+    #[inline(always)]
+    unsafe fn claim_value<T>(&self, _p: *mut T) {}
+
+    /// A block for `len` elements of `elem_size > 0` bytes.
+    #[inline(always)]
+    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
+        self.bump_layout(len.checked_mul(elem_size)?, align)
+    }
+
+    /// The slow path (the lane missed): see `alloc_slow_lane`.
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        if size == 0 {
+            return Ok(dangling(align));
         }
         self.alloc_slow_lane(layout)
     }
 
-    /// Like [`try_alloc_layout`](SyncArena::try_alloc_layout), panicking on failure.
-    #[inline(always)]
+    #[cold]
+    #[inline(never)]
     #[track_caller]
-    pub fn alloc_layout(&self, layout: Layout) -> NonNull<u8> {
-        match self.try_alloc_layout(layout) {
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
             Ok(p) => p,
-            Err(err) => alloc_failed(layout.size(), layout.align(), err),
+            Err(err) => alloc_failed(size, align, err),
         }
     }
 
-    /// Moves `val` into the arena. It is never dropped.
+    /// Grows an array block by copying it to a fresh one: another thread may have
+    /// bumped past it, so nothing grows in place.
     ///
-    /// ```
-    /// let arena = bumpdown::SyncArena::new();
-    /// assert_eq!(*arena.alloc(7u32), 7);
-    /// ```
-    #[inline(always)]
-    #[track_caller]
-    pub fn alloc<T>(&self, val: T) -> &mut T {
-        let p = self.alloc_layout(Layout::new::<T>()).cast::<T>();
-        // SAFETY: a fresh block for one `T`, which no one else references; it lives
-        // until `reset`/drop, which this borrow prevents.
-        unsafe {
-            p.as_ptr().write(val);
-            &mut *p.as_ptr()
-        }
+    /// # Safety
+    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
+    /// all initialized, and `new_cap > cap`.
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
+        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+        Ok(fresh)
     }
 
-    /// Like [`alloc`](SyncArena::alloc), returning an error instead of panicking.
-    #[inline(always)]
-    pub fn try_alloc<T>(&self, val: T) -> Result<&mut T, AllocError> {
-        let p = self.try_alloc_layout(Layout::new::<T>())?.cast::<T>();
-        // SAFETY: as in `alloc`.
-        unsafe {
-            p.as_ptr().write(val);
-            Ok(&mut *p.as_ptr())
-        }
-    }
-
-    /// Copies a slice into the arena.
+    /// Keeps the whole block: its tail cannot be given back while other threads bump.
     ///
-    /// # Panics
-    /// If the size overflows or memory runs out.
-    #[inline(always)]
-    #[track_caller]
-    pub fn alloc_slice_copy<T: Copy>(&self, src: &[T]) -> &mut [T] {
-        match self.try_alloc_slice_copy(src) {
-            Ok(s) => s,
-            Err(err) => alloc_failed(core::mem::size_of_val(src), core::mem::align_of::<T>(), err),
-        }
+    /// # Safety
+    /// None needed; `unsafe` to match the other arenas.
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, _len: usize, _cap: usize) -> NonNull<T> {
+        buf
     }
 
-    /// Like [`alloc_slice_copy`](SyncArena::alloc_slice_copy), returning an error.
-    #[inline(always)]
-    pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&mut [T], AllocError> {
-        // A slice that exists has a valid layout.
-        let layout = Layout::for_value(src);
-        let p = self.try_alloc_layout(layout)?.cast::<T>();
-        // SAFETY: a fresh block for `src.len()` elements, distinct from `src`.
-        unsafe {
-            ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len());
-            Ok(core::slice::from_raw_parts_mut(p.as_ptr(), src.len()))
-        }
-    }
-
-    /// Copies a string into the arena.
-    #[inline(always)]
-    #[track_caller]
-    pub fn alloc_str(&self, src: &str) -> &mut str {
-        let bytes = self.alloc_slice_copy(src.as_bytes());
-        // SAFETY: a byte-for-byte copy of a `str`.
-        unsafe { core::str::from_utf8_unchecked_mut(bytes) }
-    }
+    crate::typed::alloc_api!('_, hooks_provided);
 
     /// A handle for one thread that bumps windows of this arena without atomics; see
     /// [`LocalArena`].
@@ -610,7 +590,7 @@ impl<A: BackingAllocator> SyncArena<A> {
         match unsafe { &*current }.bump(layout.size(), layout.align()) {
             // SAFETY: inside a chunk, so not null.
             Some(p) => Ok((unsafe { NonNull::new_unchecked(p) }, current)),
-            None => self.alloc_slow(layout),
+            None => self.alloc_slow_chunk(layout),
         }
     }
 
@@ -619,12 +599,12 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// block and the chunk it is in.
     #[cold]
     #[inline(never)]
-    fn alloc_slow(&self, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
+    fn alloc_slow_chunk(&self, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
         let mut books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
         self.alloc_locked(&mut books, layout)
     }
 
-    /// `alloc_slow` with the lock (`books`) held.
+    /// `alloc_slow_chunk` with the lock (`books`) held.
     fn alloc_locked(&self, books: &mut Books, layout: Layout) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
         let (size, align) = (layout.size(), layout.align());
         let current = self.current.load(Ordering::Acquire);

@@ -421,3 +421,34 @@ fn every_failed_request_leaves_the_handles_usable_and_apart() {
         }
     }
 }
+
+/// The whole typed API (the same as `Arena`'s) through `&SyncArena`, from two threads.
+#[test]
+fn the_typed_api_works_through_the_shared_arena() {
+    let arena = SyncArena::new();
+    std::thread::scope(|s| {
+        for t in 0..2u64 {
+            let arena = &arena;
+            s.spawn(move || {
+                let n = arena.alloc_with(|| t * 100);
+                let squares = arena.alloc_slice_fill_with(100, |i| i as u64 * i as u64);
+                let evens = arena.alloc_iter((0..1000u64).filter(|x| x % 2 == 0));
+                let text = arena.alloc_fmt(format_args!("thread {t}: {}", squares[9]));
+                let slot = arena.alloc_uninit::<[u8; 3]>().write([1, 2, 3]);
+                let zeros = arena.alloc_zeroed_slice::<u32>(64);
+                let copied = arena.alloc_slice_clone(&[String::from("a"), String::from("b")]);
+                assert_eq!(*n, t * 100);
+                assert_eq!(squares[99], 99 * 99);
+                assert_eq!((evens.len(), evens[499]), (500, 998));
+                assert_eq!(&*text, format!("thread {t}: 81"));
+                assert_eq!(*slot, [1, 2, 3]);
+                // SAFETY: zero bytes are a valid `u32`.
+                assert!(zeros.iter().all(|z| unsafe { z.assume_init() } == 0));
+                assert_eq!(copied[1], "b");
+                assert!(arena.try_alloc_slice_fill_copy(usize::MAX / 4, 0u64).is_err());
+                assert_eq!(arena.alloc_layout(Layout::from_size_align(0, 64).unwrap()).as_ptr().addr() % 64, 0);
+            });
+        }
+    });
+    arena.check_invariants();
+}
