@@ -63,3 +63,42 @@ fn a_buffer_too_small_for_a_chunk_is_ignored() {
     assert!(!range.contains(&v));
     assert_eq!(arena.stats().chunks, 1);
 }
+
+/// The buffer spills into heap chunks; the backing allocator fails from its `n`-th
+/// request on, for every `n`. Each failure is an error, everything before it (in the
+/// buffer and in earlier chunks) stays intact, the arena keeps its invariants and works
+/// again from its buffer after a reset, and nothing leaks.
+#[test]
+fn a_failed_spill_is_an_error_and_the_buffer_stays_intact() {
+    fn program(arena: &BufferArena<'_, 1, &TestAlloc>) -> usize {
+        let mut blocks: Vec<(&[u8], u8)> = Vec::new();
+        let mut failures = 0;
+        for i in 0..60u8 {
+            let len = 100 + 97 * usize::from(i);
+            match arena.try_alloc_slice_fill_copy(len, i) {
+                Ok(s) => blocks.push((s, i)),
+                Err(_) => failures += 1,
+            }
+            arena.check_invariants();
+        }
+        for (block, byte) in &blocks {
+            assert!(common::all_bytes_are(block, *byte), "a block changed after a failure");
+        }
+        failures
+    }
+    let counter = TestAlloc::default();
+    let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+    assert_eq!(program(&BufferArena::new_in(&mut buf, &counter)), 0, "the dry run failed");
+    let requests = counter.allocs.get();
+    assert!(requests > 2, "the program spills too little to test anything");
+    for n in 1..=requests {
+        let backing = TestAlloc::failing_nth(n);
+        let mut buf = [MaybeUninit::<u8>::uninit(); 4096];
+        let mut arena = BufferArena::new_in(&mut buf, &backing);
+        assert!(program(&arena) >= 1, "n = {n}: the failed requests went unnoticed");
+        arena.reset();
+        assert_eq!(*arena.alloc(7u8), 7);
+        arena.check_invariants();
+        // `TestAlloc` checks on drop that every chunk was given back.
+    }
+}
