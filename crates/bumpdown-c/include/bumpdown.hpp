@@ -67,8 +67,10 @@ namespace detail {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define BUMPDOWN_COLD_ __attribute__((cold, noinline))
+#define BUMPDOWN_INLINE_ __attribute__((always_inline))
 #else
 #define BUMPDOWN_COLD_
+#define BUMPDOWN_INLINE_
 #endif
 
 /// Out of line and cold, so that an inlined alloc() stays the C fast path plus one
@@ -93,8 +95,6 @@ namespace detail {
 #endif
 }
 
-#undef BUMPDOWN_COLD_
-
 /// Turns the C API's NULL into the exception C++ code expects, in one place.
 template <class P> inline P *checked(P *p)
 {
@@ -114,55 +114,70 @@ template <class T, class... Args> inline T *construct_at(void *p, Args &&...args
         return ::new (p) T{std::forward<Args>(args)...};
 }
 
-} // namespace detail
+/// The C functions that differ between the two handle types, so that basic_owner can be
+/// written once for both. alloc is forced inline, as bd_alloc is, because gcc inlines a
+/// wrapper of that size late, no longer sees that a failure ends in the cold throw, and
+/// leaves the failure path in the hot code.
+template <class Handle> struct owner_traits;
 
-/// Owns a bd_arena, so that the arena and everything allocated from it are freed when
-/// the owner goes away, exceptions included.
-class arena {
+template <> struct owner_traits<bd_arena> {
+    BUMPDOWN_INLINE_ static void *alloc(bd_arena *h, std::size_t size, std::size_t align)
+    {
+        return bd_alloc(h, size, align);
+    }
+    static void destroy(bd_arena *h) noexcept { bd_arena_destroy(h); }
+};
+
+template <> struct owner_traits<bd_vm_arena> {
+    BUMPDOWN_INLINE_ static void *alloc(bd_vm_arena *h, std::size_t size, std::size_t align)
+    {
+        return bd_vm_alloc(h, size, align);
+    }
+    static void destroy(bd_vm_arena *h) noexcept { bd_vm_destroy(h); }
+};
+
+#undef BUMPDOWN_COLD_
+#undef BUMPDOWN_INLINE_
+
+/// What `arena` and `vm_arena` share (owning the handle, allocating, constructing), written
+/// once so that the two cannot drift apart. `Derived` is the owner class, which adopt()
+/// returns; an owner derives from it publicly, so that member pointers such as &arena::get
+/// (and std::invoke with them) work on an arena.
+template <class Derived, class Handle> class basic_owner {
+    using traits = owner_traits<Handle>;
+
 public:
-    /// A growable arena with default options; it allocates nothing until first used, so
-    /// constructing one is cheap.
-    arena() : handle_(detail::checked(bd_arena_create())) {}
-
-    /// For when the defaults do not fit: a first chunk allocated up front, a smaller or
-    /// larger chunk-size cap, or a limit on the memory held.
-    explicit arena(const bd_options &opts) : handle_(detail::checked(bd_arena_create_with(&opts))) {}
-
-    /// Over the caller's buffer, for code that must never call malloc; the buffer must
-    /// outlive the arena, and a full buffer makes alloc() throw.
-    arena(void *buf, std::size_t len) : handle_(detail::checked(bd_arena_create_fixed(buf, len))) {}
-
     /// Takes over a handle created by C code, so that an arena can cross between C and
     /// C++ parts of a program (NULL gives an empty arena, as after a move).
-    static arena adopt(bd_arena *handle) noexcept { return arena(handle, adopt_tag()); }
+    static Derived adopt(Handle *handle) noexcept { return Derived(handle, adopt_tag()); }
 
     /// Moves the handle, because two owners would destroy it twice; the source is left
     /// empty (get() is NULL, alloc() throws).
-    arena(arena &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    basic_owner(basic_owner &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
 
     /// Destroys the current arena first, because this object can own only one.
-    arena &operator=(arena &&other) noexcept
+    basic_owner &operator=(basic_owner &&other) noexcept
     {
         if (this != &other) {
-            bd_arena_destroy(handle_);
+            traits::destroy(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
         }
         return *this;
     }
 
     /// Not copyable, because an arena's memory cannot be duplicated behind its pointers.
-    arena(const arena &) = delete;
-    arena &operator=(const arena &) = delete;
+    basic_owner(const basic_owner &) = delete;
+    basic_owner &operator=(const basic_owner &) = delete;
 
-    /// Frees every allocation at once, which is the point of an arena; no destructor
-    /// runs for what was constructed in it.
-    ~arena() { bd_arena_destroy(handle_); }
+    /// Frees every allocation at once (a vm_arena gives back its whole reservation), which
+    /// is the point of an arena; no destructor runs for what was constructed in it.
+    ~basic_owner() { traits::destroy(handle_); }
 
     /// Raw memory, for callers that manage object lifetimes themselves; throws
-    /// std::bad_alloc where bd_alloc would return NULL.
+    /// std::bad_alloc where the C function (bd_alloc, bd_vm_alloc) would return NULL.
     [[nodiscard]] void *alloc(std::size_t size, std::size_t align = alignof(std::max_align_t))
     {
-        void *p = bd_alloc(handle_, size, align);
+        void *p = traits::alloc(handle_, size, align);
         if (p == nullptr)
             detail::throw_bad_alloc();
         return p;
@@ -172,7 +187,7 @@ public:
     /// expected outcome rather than an exception.
     [[nodiscard]] void *try_alloc(std::size_t size, std::size_t align = alignof(std::max_align_t)) noexcept
     {
-        return bd_alloc(handle_, size, align);
+        return traits::alloc(handle_, size, align);
     }
 
     /// A T constructed in the arena; restricted to trivially destructible types because
@@ -193,134 +208,117 @@ public:
         return detail::construct_at<T>(alloc(sizeof(T), alignof(T)), std::forward<Args>(args)...);
     }
 
+    /// The C handle, for the inline bd_* functions (a cursor in a hot loop) and for C
+    /// code; this object still owns it.
+    Handle *get() const noexcept { return handle_; }
+
+    /// Gives up ownership, so that C code can take the arena over (and destroy it).
+    [[nodiscard]] Handle *release() noexcept { return std::exchange(handle_, nullptr); }
+
+protected:
+    /// A tag rather than a plain Handle* parameter, because the owners inherit this
+    /// constructor (for adopt()) and a pointer overload would make vm_arena(0) ambiguous.
+    struct adopt_tag {};
+
+    /// Stores a handle as given: from adopt(), or from an owner's constructor that has
+    /// just created and checked it.
+    basic_owner(Handle *handle, adopt_tag) noexcept : handle_(handle) {}
+
+private:
+    Handle *handle_;
+};
+
+} // namespace detail
+
+/// Owns a bd_arena, so that the arena and everything allocated from it are freed when
+/// the owner goes away, exceptions included.
+///
+/// Besides what is declared here, it has the members it shares with vm_arena, documented
+/// in detail::basic_owner above: move construction and assignment (no copies), the
+/// destructor, adopt(), alloc(), try_alloc(), make<T>(), make_never_destroyed<T>(),
+/// get() and release().
+class arena : public detail::basic_owner<arena, bd_arena> {
+    using base = detail::basic_owner<arena, bd_arena>;
+    using base::base; // the tagged constructor, which adopt() needs (still protected)
+
+public:
+    /// A growable arena with default options; it allocates nothing until first used, so
+    /// constructing one is cheap.
+    arena() : base(detail::checked(bd_arena_create()), adopt_tag()) {}
+
+    /// For when the defaults do not fit: a first chunk allocated up front, a smaller or
+    /// larger chunk-size cap, or a limit on the memory held.
+    explicit arena(const bd_options &opts)
+        : base(detail::checked(bd_arena_create_with(&opts)), adopt_tag()) {}
+
+    /// Over the caller's buffer, for code that must never call malloc; the buffer must
+    /// outlive the arena, and a full buffer makes alloc() throw.
+    arena(void *buf, std::size_t len)
+        : base(detail::checked(bd_arena_create_fixed(buf, len)), adopt_tag()) {}
+
     /// Frees everything at once while keeping the regular chunks, so that the next round
     /// of allocations takes no malloc and no new page faults.
-    void reset() noexcept { bd_reset(handle_); }
+    void reset() noexcept { bd_reset(get()); }
 
     /// reset() that keeps at most `retain` bytes of chunks, so that one peak does not
     /// pin its memory forever.
-    void reset(std::size_t retain) noexcept { bd_reset_with_limit(handle_, retain); }
+    void reset(std::size_t retain) noexcept { bd_reset_with_limit(get(), retain); }
 
     /// The arena's memory use, for tests and tuning; all zeros for an empty arena.
     bd_stats stats() const noexcept
     {
         bd_stats s{};
-        bd_arena_stats(handle_, &s);
+        bd_arena_stats(get(), &s);
         return s;
     }
-
-    /// The C handle, for the inline bd_* functions (bd_cursor_alloc in hot loops) and for
-    /// C code; this object still owns it.
-    bd_arena *get() const noexcept { return handle_; }
-
-    /// Gives up ownership, so that C code can take the arena over (and destroy it).
-    [[nodiscard]] bd_arena *release() noexcept { return std::exchange(handle_, nullptr); }
-
-private:
-    struct adopt_tag {};
-    arena(bd_arena *handle, adopt_tag) noexcept : handle_(handle) {}
-
-    bd_arena *handle_;
 };
 
 /// Owns a bd_vm_arena, for workloads that want one contiguous range that never moves and
 /// whose newest block can grow in place, which chunks cannot offer.
-class vm_arena {
+///
+/// Its ownership and allocation members are arena's, from detail::basic_owner (see
+/// arena); what is declared here is what only a virtual-memory arena has.
+class vm_arena : public detail::basic_owner<vm_arena, bd_vm_arena> {
+    using base = detail::basic_owner<vm_arena, bd_vm_arena>;
+    using base::base; // the tagged constructor, which adopt() needs (still protected)
+
 public:
     /// Reserves `reserve` bytes of address space; reserve generously, since address
     /// space costs nothing until used.
-    explicit vm_arena(std::size_t reserve) : handle_(detail::checked(bd_vm_create(reserve))) {}
+    explicit vm_arena(std::size_t reserve) : base(detail::checked(bd_vm_create(reserve)), adopt_tag()) {}
 
     /// For a commit batch, a limit, huge pages or releasing pages on reset.
-    explicit vm_arena(const bd_vm_options &opts) : handle_(detail::checked(bd_vm_create_with(&opts))) {}
-
-    /// Takes over a handle created by C code, as arena::adopt does.
-    static vm_arena adopt(bd_vm_arena *handle) noexcept { return vm_arena(handle, adopt_tag()); }
-
-    /// Moves the handle, because two owners would release the reservation twice.
-    vm_arena(vm_arena &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
-
-    /// Destroys the current arena first, because this object can own only one.
-    vm_arena &operator=(vm_arena &&other) noexcept
-    {
-        if (this != &other) {
-            bd_vm_destroy(handle_);
-            handle_ = std::exchange(other.handle_, nullptr);
-        }
-        return *this;
-    }
-
-    /// Not copyable, because a reservation cannot be duplicated behind its pointers.
-    vm_arena(const vm_arena &) = delete;
-    vm_arena &operator=(const vm_arena &) = delete;
-
-    /// Gives the whole reservation back, so nothing allocated outlives its owner.
-    ~vm_arena() { bd_vm_destroy(handle_); }
-
-    /// Raw memory that throws std::bad_alloc when the reservation or limit is exhausted,
-    /// as C++ code expects.
-    [[nodiscard]] void *alloc(std::size_t size, std::size_t align = alignof(std::max_align_t))
-    {
-        void *p = bd_vm_alloc(handle_, size, align);
-        if (p == nullptr)
-            detail::throw_bad_alloc();
-        return p;
-    }
-
-    /// The C behaviour (NULL and errno), for callers that expect to run out.
-    [[nodiscard]] void *try_alloc(std::size_t size, std::size_t align = alignof(std::max_align_t)) noexcept
-    {
-        return bd_vm_alloc(handle_, size, align);
-    }
-
-    /// A T constructed in the arena; trivially destructible only, because the arena never
-    /// runs destructors (see arena::make).
-    template <class T, class... Args> [[nodiscard]] T *make(Args &&...args)
-    {
-        static_assert(std::is_trivially_destructible_v<T>,
-                      "an arena never runs destructors: use make_never_destroyed<T> if "
-                      "skipping ~T() is harmless");
-        return make_never_destroyed<T>(std::forward<Args>(args)...);
-    }
-
-    /// make<T> for any type, for callers who know ~T() may be skipped.
-    template <class T, class... Args> [[nodiscard]] T *make_never_destroyed(Args &&...args)
-    {
-        return detail::construct_at<T>(alloc(sizeof(T), alignof(T)), std::forward<Args>(args)...);
-    }
+    explicit vm_arena(const bd_vm_options &opts)
+        : base(detail::checked(bd_vm_create_with(&opts)), adopt_tag()) {}
 
     /// Resizes `p` (the newest block: in place, no copy), which is why this arena exists;
     /// throws std::bad_alloc on failure, leaving `p` valid.
     [[nodiscard]] void *realloc_last(void *p, std::size_t old_size, std::size_t new_size,
                        std::size_t align = alignof(std::max_align_t))
     {
-        return detail::checked(bd_vm_realloc_last(handle_, p, old_size, new_size, align));
+        return detail::checked(bd_vm_realloc_last(get(), p, old_size, new_size, align));
     }
 
     /// Frees everything in O(1), keeping (or releasing, per the options) the pages, so
     /// the next pass is a plain bump.
-    void reset() noexcept { bd_vm_reset(handle_); }
+    void reset() noexcept { bd_vm_reset(get()); }
 
     /// Reserved, committed, used and peak bytes, for tests and tuning; zeros when empty.
     bd_vm_stats stats() const noexcept
     {
         bd_vm_stats s{};
-        bd_vm_arena_stats(handle_, &s);
+        bd_vm_arena_stats(get(), &s);
         return s;
     }
-
-    /// The C handle, for bd_vm_cursor_alloc in hot loops and for C code.
-    bd_vm_arena *get() const noexcept { return handle_; }
-
-    /// Gives up ownership, so that C code can take the arena over.
-    [[nodiscard]] bd_vm_arena *release() noexcept { return std::exchange(handle_, nullptr); }
-
-private:
-    struct adopt_tag {};
-    vm_arena(bd_vm_arena *handle, adopt_tag) noexcept : handle_(handle) {}
-
-    bd_vm_arena *handle_;
 };
+
+// Checked here because the owners get their move-only rules from basic_owner, where a
+// change (or a destructor declared in an owner, which silently removes its move
+// operations) would otherwise go unseen until a user's code stopped compiling.
+static_assert(std::is_nothrow_move_constructible_v<arena> && std::is_nothrow_move_assignable_v<arena>
+              && !std::is_copy_constructible_v<arena> && !std::is_copy_assignable_v<arena>);
+static_assert(std::is_nothrow_move_constructible_v<vm_arena> && std::is_nothrow_move_assignable_v<vm_arena>
+              && !std::is_copy_constructible_v<vm_arena> && !std::is_copy_assignable_v<vm_arena>);
 
 /// Rewinds an arena when a C++ scope ends, so that temporary allocations (per request,
 /// per loop iteration) do not pile up, even when an exception leaves the scope early.
