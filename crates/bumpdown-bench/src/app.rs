@@ -133,12 +133,20 @@ fn run_report(options: Options) -> Result<(), String> {
     };
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(stdout.as_bytes());
-    let files = report::Files { markdown: &markdown, json: &json, readme: &readme, charts: &charts };
+    let listings = report::fast_path_listings(report.fast_path.as_ref());
+    let files = report::Files {
+        markdown: &markdown,
+        json: &json,
+        readme: &readme,
+        charts: &charts,
+        listings: listings.as_deref(),
+    };
     let dir = report::save(&files)?;
     eprintln!(
-        "report saved in {}: report.md, report.json, readme-snippet.md and {} charts",
+        "report saved in {}: report.md, report.json, readme-snippet.md, {} charts{}",
         dir.display(),
-        charts.len()
+        charts.len(),
+        if listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
     );
     match report.failed.len() {
         0 => Ok(()),

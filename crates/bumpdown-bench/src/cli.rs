@@ -131,13 +131,24 @@ usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N]
 
 Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
-report.json, the charts (*.svg) and readme-snippet.md.
+report.json, the charts (*.svg), readme-snippet.md and fast-path-listings.md (the
+disassembly the fast-path table counts).
+
+Sections, and the --filter word that selects each alone:
+  speed table      one row per operation: alloc_u8, alloc_str_lit_8, ... (--list)
+  scopes           scope (allocation loop, enter/exit), bumper (Bumper.jl workload)
+  threads          SyncArena and peers on one and two threads
+  fast_path        instructions and branches per allocation call (objdump)
+  real_use         parse, evaluate and drop a generated program (AST)
+  programs         FileCheck (clang, jq with --full) under LD_PRELOAD allocators,
+                   serde_json under BumpGlobal
+  seed004          ten million 64-byte allocations, one process per contender
+  resets           what each reset keeps (only without --filter)
 
   --quick          default: about three and a half minutes on two cores
-  --full           more samples and processes
-  --filter SUBSTR  only rows whose name contains SUBSTR (\"seed004\", \"fast_path\"
-                   and \"real_use\" are rows too; \"scope\" and \"bumper\" pick the
-                   scope section's tables)
+  --full           more samples and processes, every real program
+  --filter SUBSTR  only rows whose name contains SUBSTR; a filter that matches
+                   nothing is an error and leaves the previous report files
   --processes N    measure the speed table in N processes
   --json           print the JSON report on stdout instead of markdown
   --readme         print the README snippet on stdout instead (charts and tables,

@@ -826,12 +826,23 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
     }
     md.push('\n');
     if listings {
-        let _ = writeln!(md, "<details><summary>The instructions</summary>\n");
-        for p in probes {
-            let _ = writeln!(md, "{} `{}`:\n\n```asm\n{}\n```\n", p.contender, p.call, p.listing.join("\n"));
-        }
-        let _ = writeln!(md, "</details>\n");
+        let _ = writeln!(md, "The instructions of every probe are in `{LISTINGS_FILE}`, beside this report.\n");
     }
+}
+
+/// The file beside the report that holds the fast-path probes' disassembly: hundreds of
+/// lines that no reader of the tables wants on the terminal.
+pub const LISTINGS_FILE: &str = "fast-path-listings.md";
+
+/// The disassembly of every fast-path probe, as markdown, or `None` when the section was
+/// not measured.
+pub fn fast_path_listings(fast_path: Option<&FastPath>) -> Option<String> {
+    let Some(FastPath::Counted(probes)) = fast_path else { return None };
+    let mut md = String::from("# Fast-path probes: the instructions counted\n\n");
+    for p in probes {
+        let _ = writeln!(md, "{} `{}`:\n\n```asm\n{}\n```\n", p.contender, p.call, p.listing.join("\n"));
+    }
+    Some(md)
 }
 
 /// What the fast-path table's C columns hold, or why they are empty.
@@ -1070,10 +1081,12 @@ pub struct Files<'a> {
     pub readme: &'a str,
     /// The SVG charts.
     pub charts: &'a [Chart],
+    /// `fast-path-listings.md`, when the fast-path section ran.
+    pub listings: Option<&'a str>,
 }
 
-/// Writes `report.md`, `report.json`, `readme-snippet.md` and the charts under
-/// `<target>/bumpdown-report/`, and returns that directory.
+/// Writes `report.md`, `report.json`, `readme-snippet.md`, the charts and the fast-path
+/// listings under `<target>/bumpdown-report/`, and returns that directory.
 pub fn save(files: &Files<'_>) -> Result<PathBuf, String> {
     let dir = target_dir().ok_or("cannot find the target directory")?.join("bumpdown-report");
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
@@ -1084,6 +1097,9 @@ pub fn save(files: &Files<'_>) -> Result<PathBuf, String> {
     write("report.md", files.markdown)?;
     write("report.json", &format!("{}\n", files.json))?;
     write("readme-snippet.md", files.readme)?;
+    if let Some(listings) = files.listings {
+        write(LISTINGS_FILE, listings)?;
+    }
     for chart in files.charts {
         write(chart.file, &chart.svg)?;
     }
