@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The long fuzz campaign: every target of fuzz/ to a number of executions (default ten
+# million), then its corpus minimised, then the line coverage of crates/bumpdown/src that
+# all the minimised corpora reach together. Prints a markdown table (target, executions,
+# crashes, seconds, corpus inputs) and the coverage line, for docs/SAFETY.md.
+#
+#   scripts/fuzz-campaign.sh [executions-per-target] [target...]
+#
+# On demand, not in CI (ten million executions of every target take many hours on two
+# cores; CI runs scripts/fuzz.sh's short smoke). The minimised corpora stay in
+# <fuzz target dir>/campaign/<target>/ for the next campaign to start from; copy the few
+# worth keeping into fuzz/corpus/<target>/seed-* by hand. A crash stops nothing: the
+# table counts it, and libFuzzer leaves the input in fuzz/artifacts/<target>/.
+# Needs nightly, cargo-fuzz (installed if missing) and llvm-tools (added if missing).
+set -euo pipefail
+
+runs="${1:-10000000}"
+shift || true
+cd "$(dirname "$0")/../fuzz"
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked
+fi
+rustup component add llvm-tools-preview --toolchain nightly >/dev/null
+
+targets=("$@")
+if [ "${#targets[@]}" -eq 0 ]; then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+target_dir="$(../scripts/target-dir.sh "$PWD/Cargo.toml")"
+campaign="$target_dir/campaign"
+mkdir -p "$campaign"
+# As in scripts/fuzz.sh: malloc runs without AddressSanitizer, in a directory of its own.
+flags_for() {
+    if [ "$1" = malloc ]; then
+        echo "-s none --target-dir $target_dir/no-sanitizer"
+    fi
+}
+
+rows=()
+for target in "${targets[@]}"; do
+    corpus="$campaign/$target"
+    mkdir -p "$corpus"
+    log="$campaign/$target.log"
+    echo "=== $target: $runs executions"
+    start=$SECONDS
+    crashes=0
+    # -O -a: optimised, with debug assertions (the core's invariant checks).
+    # shellcheck disable=SC2046 # the flags are words
+    if ! cargo +nightly fuzz run -O -a $(flags_for "$target") "$target" "$corpus" "corpus/$target" -- \
+        -runs="$runs" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
+        crashes=1
+    fi
+    seconds=$((SECONDS - start))
+    done_runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    # shellcheck disable=SC2046
+    cargo +nightly fuzz cmin -O -a $(flags_for "$target") "$target" "$corpus" >>"$log" 2>&1
+    inputs=$(find "$corpus" -type f | wc -l)
+    rows+=("| $target | ${done_runs:-?} | $crashes | $seconds | $inputs |")
+    tail -n 3 "$log"
+done
+
+echo "=== coverage of crates/bumpdown/src (all minimised corpora together)"
+sysroot="$(rustc +nightly --print sysroot)"
+bin="$(find "$sysroot/lib/rustlib" -path '*/bin/llvm-cov' | head -n 1)"
+profdata="$(dirname "$bin")/llvm-profdata"
+objects=()
+profiles=()
+for target in "${targets[@]}"; do
+    [ "$target" = malloc ] && continue # the core's code is reached by the others
+    cargo +nightly fuzz coverage "$target" "$campaign/$target" >>"$campaign/$target.log" 2>&1
+    profiles+=("coverage/$target/coverage.profdata")
+    objects+=(-object "$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)")
+done
+"$profdata" merge -sparse "${profiles[@]}" -o "$campaign/all.profdata"
+total=$("$bin" report "${objects[@]}" -instr-profile="$campaign/all.profdata" \
+    $(find "$PWD/../crates/bumpdown/src" -name '*.rs' | sort) | grep '^TOTAL')
+# TOTAL regions missed cover% functions missed exec% lines missed cover% ...
+line_cover=$(echo "$total" | awk '{print $10}')
+
+echo
+echo "Command: scripts/fuzz-campaign.sh $runs ${targets[*]}"
+echo
+echo "| target | executions | crashes | seconds | corpus inputs (minimised) |"
+echo "|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "Line coverage of crates/bumpdown/src by the minimised corpora: $line_cover"
