@@ -20,6 +20,10 @@ ALLOCS="glibc= bumpdown=LD_PRELOAD=$SO"
 for mi in /usr/lib/x86_64-linux-gnu/libmimalloc.so /usr/lib/aarch64-linux-gnu/libmimalloc.so /usr/lib64/libmimalloc.so; do
     if [ -e "$mi" ]; then ALLOCS="glibc= mimalloc=LD_PRELOAD=$mi bumpdown=LD_PRELOAD=$SO"; break; fi
 done
+case "$ALLOCS" in
+*mimalloc*) ;;
+*) echo "mimalloc: SKIPPED in every table below (libmimalloc.so not installed; Debian: libmimalloc-dev)" ;;
+esac
 python3 "$BENCH/gen_inputs.py" "$OUT"
 
 FILECHECK=$(command -v FileCheck-14 || command -v FileCheck || echo /usr/lib/llvm-14/bin/FileCheck)
