@@ -70,7 +70,9 @@ for target in "${targets[@]}"; do
     [ "$target" = malloc ] && continue # the core's code is reached by the others
     cargo +nightly fuzz coverage "$target" "$campaign/$target" >>"$campaign/$target.log" 2>&1
     profiles+=("coverage/$target/coverage.profdata")
-    objects+=(-object "$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)")
+    binary="$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)"
+    # llvm-cov takes the first binary as an argument, the others after -object.
+    if [ "${#objects[@]}" -eq 0 ]; then objects+=("$binary"); else objects+=(-object "$binary"); fi
 done
 "$profdata" merge -sparse "${profiles[@]}" -o "$campaign/all.profdata"
 total=$("$bin" report "${objects[@]}" -instr-profile="$campaign/all.profdata" \
