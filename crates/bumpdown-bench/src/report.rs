@@ -116,6 +116,9 @@ impl Report {
         let mut md = String::from("# bumpdown benchmark report\n\n");
         how_to_read(&mut md, charts.iter().map(|c| c.file), "");
         self.header(&mut md);
+        if let Some(speed) = &self.speed {
+            summary_section(&mut md, speed);
+        }
         if !self.failed.is_empty() {
             let _ = writeln!(md, "## Sections that failed\n");
             for (section, message) in &self.failed {
@@ -781,6 +784,53 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
     md.push('\n');
 }
 
+/// Within this much of the fastest, a cell counts as a tie in the summary (the speed
+/// issue's bar; the per-process spread in the tables says how much noise there was).
+const TIE: f64 = 1.03;
+
+/// The default `Arena`'s standing in the speed table, per form: rows where it is the
+/// fastest, ties within [`TIE`], and rows where it is behind, with who is ahead there.
+fn summary_section(md: &mut String, speed: &SpeedResults) {
+    let _ = writeln!(md, "## Summary\n");
+    for form in crate::kernels::Form::ALL {
+        let (mut wins, mut ties, mut behind) = (0, 0, Vec::new());
+        for row in &speed.rows {
+            let cells: Vec<_> = speed.cells.iter().filter(|c| c.row == row.name && c.form == form).collect();
+            let Some(ours) = cells.iter().find(|c| c.contender == "bumpdown") else { continue };
+            let Some(best) = cells.iter().min_by(|a, b| a.median_ns.total_cmp(&b.median_ns)) else { continue };
+            let ratio = ours.median_ns / best.median_ns;
+            if best.contender == "bumpdown" {
+                wins += 1;
+            } else if ratio <= TIE {
+                ties += 1;
+            } else {
+                behind.push(format!("{} ({ratio:.2}x; {} fastest)", row.name, best.contender));
+            }
+        }
+        let total = wins + ties + behind.len();
+        if total == 0 {
+            continue;
+        }
+        let form_name = match form {
+            crate::kernels::Form::Local => "stack-local arena",
+            crate::kernels::Form::Ref => "through a reference",
+        };
+        let _ = write!(
+            md,
+            "- Speed, {form_name}: bumpdown's `Arena` is the fastest on {wins} of {total} rows, within {:.0}% \
+             of the fastest on {ties}, and behind on {}",
+            (TIE - 1.0) * 100.0,
+            behind.len()
+        );
+        if behind.is_empty() {
+            md.push_str(".\n");
+        } else {
+            let _ = writeln!(md, ": {}.", behind.join(", "));
+        }
+    }
+    md.push('\n');
+}
+
 fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
     let _ = writeln!(md, "## Fast path: instructions per allocation\n");
     let probes = match fast_path {
@@ -1147,5 +1197,49 @@ mod tests {
         let mut md = String::new();
         seed004_section(&mut md, &[result("VmArena", 7.5)], 3);
         assert!(!md.contains("faster**"), "{md}");
+    }
+
+    #[test]
+    fn the_summary_counts_wins_ties_and_who_is_ahead() {
+        let cell = |row: &str, form, contender: &str, median_ns: f64| speed::CellResult {
+            row: row.to_owned(),
+            form,
+            contender: contender.to_owned(),
+            median_ns,
+            process_medians: vec![median_ns],
+            process_ratios: vec![1.0],
+            heap_events: 0,
+            samples: 1,
+        };
+        let row =
+            |name: &str| speed::RowInfo { name: name.to_owned(), what: String::new(), unit: crate::rows::Unit::Alloc };
+        use crate::kernels::Form::{Local, Ref};
+        let speed = SpeedResults {
+            rows: vec![row("a"), row("b"), row("c")],
+            cells: vec![
+                cell("a", Local, "bumpdown", 1.0),
+                cell("a", Local, "bumpalo", 2.0),
+                cell("b", Local, "bumpdown", 1.02),
+                cell("b", Local, "bumpalo", 1.0),
+                cell("c", Local, "bumpdown", 1.5),
+                cell("c", Local, "stumpalo", 1.0),
+                cell("a", Ref, "bumpdown", 1.0),
+                cell("a", Ref, "bumpalo", 1.1),
+            ],
+            stack_offsets: vec![0],
+            clock_overheads: vec![0.0],
+            samples_per_process: 1,
+            elapsed: std::time::Duration::ZERO,
+        };
+        let mut md = String::new();
+        summary_section(&mut md, &speed);
+        assert!(
+            md.contains(
+                "stack-local arena: bumpdown's `Arena` is the fastest on 1 of 3 rows, within 3% of the fastest \
+                 on 1, and behind on 1: c (1.50x; stumpalo fastest)."
+            ),
+            "{md}"
+        );
+        assert!(md.contains("through a reference: bumpdown's `Arena` is the fastest on 1 of 1 rows"), "{md}");
     }
 }
