@@ -329,14 +329,22 @@ impl Progress {
         Self { label, total, done: 0, terminal: std::io::stderr().is_terminal(), started: Instant::now() }
     }
 
-    /// Announces the next step.
+    /// Announces the next step, with the time so far and an estimate of what is left
+    /// (the mean of the steps done so far, times the steps to go).
     pub fn show(&mut self, what: &str) {
         self.done += 1;
         let (done, total, label) = (self.done, self.total, &self.label);
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = if done > 1 {
+            format!(", about {:.0} s left", elapsed / (done - 1) as f64 * (total + 1 - done) as f64)
+        } else {
+            String::new()
+        };
+        let line = format!("[{label}] {done}/{total} {what} ({elapsed:.0} s{left})");
         if self.terminal {
-            eprint!("\r\x1b[2K[{label}] {done}/{total} {what}");
+            eprint!("\r\x1b[2K{line}");
         } else if done == 1 || done * 10 / total != (done - 1) * 10 / total {
-            eprintln!("[{label}] {done}/{total} {what}");
+            eprintln!("{line}");
         }
     }
 
