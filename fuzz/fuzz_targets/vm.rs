@@ -2,8 +2,9 @@
 //! allocations of every kind, zeroed ones (which skip the memset for fresh pages),
 //! checkpoints and rewinds, nested guards, resets under both reset policies, limits and
 //! allocator-api2 grow (in place for the newest block) / shrink / deallocate. After
-//! every step the live blocks are aligned, intact, disjoint and inside the used part of
-//! the reservation, and `stats().used` is exact at rewinds and guard exits.
+//! every step `check_invariants` holds, the live blocks are aligned, intact, disjoint and
+//! inside the used part of the reservation, and `stats().used` is exact at rewinds and
+//! guard exits.
 #![no_main]
 
 #[path = "common/model.rs"]
@@ -52,6 +53,7 @@ struct World {
 
 impl World {
     fn check<const M: usize>(&self, arena: &VmArena<M>) {
+        arena.check_invariants();
         let used = arena.stats().used;
         let (lo, hi) = (self.base, self.base + used);
         self.model.check(M, false, |addr, len| lo <= addr && addr + len <= hi);
