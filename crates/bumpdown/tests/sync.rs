@@ -436,7 +436,7 @@ fn the_typed_api_works_through_the_shared_arena() {
                 let text = arena.alloc_fmt(format_args!("thread {t}: {}", squares[9]));
                 let slot = arena.alloc_uninit::<[u8; 3]>().write([1, 2, 3]);
                 let zeros = arena.alloc_zeroed_slice::<u32>(64);
-                let copied = arena.alloc_slice_clone(&[String::from("a"), String::from("b")]);
+                let copied = arena.alloc_slice_clone(&[Some("a"), Some("b")]);
                 assert_eq!(*n, t * 100);
                 assert_eq!(squares[99], 99 * 99);
                 assert_eq!((evens.len(), evens[499]), (500, 998));
@@ -444,7 +444,7 @@ fn the_typed_api_works_through_the_shared_arena() {
                 assert_eq!(*slot, [1, 2, 3]);
                 // SAFETY: zero bytes are a valid `u32`.
                 assert!(zeros.iter().all(|z| unsafe { z.assume_init() } == 0));
-                assert_eq!(copied[1], "b");
+                assert_eq!(copied[1], Some("b"));
                 assert!(arena.try_alloc_slice_fill_copy(usize::MAX / 4, 0u64).is_err());
                 assert_eq!(arena.alloc_layout(Layout::from_size_align(0, 64).unwrap()).as_ptr().addr() % 64, 0);
             });

@@ -1,7 +1,7 @@
 //! Allocation panics point at the caller's line, not into the crate: every plain
 //! (panicking) allocation method of every face is `#[track_caller]` down to the panic.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
@@ -13,12 +13,12 @@ thread_local! {
     /// Whether this thread is inside `panic_location`, and where its last panic there
     /// was raised: (file, line).
     static PROBING: Cell<bool> = const { Cell::new(false) };
-    static WHERE: Cell<Option<(&'static str, u32)>> = const { Cell::new(None) };
+    static WHERE: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
 }
 
 /// Runs `f`, which must panic, and returns the file and line the panic names. Other
 /// panics (a failed assertion) go to the default hook as usual.
-fn panic_location(f: impl FnOnce()) -> (&'static str, u32) {
+fn panic_location(f: impl FnOnce()) -> (String, u32) {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let default = std::panic::take_hook();
@@ -26,8 +26,8 @@ fn panic_location(f: impl FnOnce()) -> (&'static str, u32) {
             if !PROBING.get() {
                 return default(info);
             }
-            let location = info.location().map(|l| (l.file(), l.line()));
-            WHERE.set(location.map(|(file, line)| (&*Box::leak(file.to_owned().into_boxed_str()), line)));
+            let location = info.location().map(|l| (l.file().to_owned(), l.line()));
+            WHERE.set(location);
         }))
     });
     WHERE.set(None);
@@ -35,7 +35,7 @@ fn panic_location(f: impl FnOnce()) -> (&'static str, u32) {
     let result = catch_unwind(AssertUnwindSafe(f));
     PROBING.set(false);
     assert!(result.is_err(), "did not panic");
-    WHERE.get().expect("the panic had no location")
+    WHERE.take().expect("the panic had no location")
 }
 
 /// Asserts that the panic of `$call` names the line of `$call` in this file.
