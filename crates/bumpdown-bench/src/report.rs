@@ -788,26 +788,38 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
 /// issue's bar; the per-process spread in the tables says how much noise there was).
 const TIE: f64 = 1.03;
 
-/// The default `Arena`'s standing in the speed table, per form: rows where it is the
-/// fastest, ties within [`TIE`], and rows where it is behind, with who is ahead there.
+/// The other projects' arenas; every other column is one of bumpdown's faces.
+const PEERS: [&str; 4] = ["stumpalo", "bumpalo", "bump-scope", "blink-alloc"];
+
+/// Where bumpdown stands against the other arenas, per form: its best face against the
+/// best peer, row by row (ahead, within [`TIE`], behind, and who is ahead there), then
+/// the same count for the default `Arena` alone.
 fn summary_section(md: &mut String, speed: &SpeedResults) {
     let _ = writeln!(md, "## Summary\n");
     for form in crate::kernels::Form::ALL {
-        let (mut wins, mut ties, mut behind) = (0, 0, Vec::new());
+        // (ahead, tie, behind) for the best face and for `Arena`; the rows behind.
+        let (mut best, mut arena, mut behind) = ([0; 3], [0; 3], Vec::new());
+        let tally =
+            |counts: &mut [usize; 3], ratio: f64| counts[usize::from(ratio > 1.0) + usize::from(ratio > TIE)] += 1;
         for row in &speed.rows {
             let cells: Vec<_> = speed.cells.iter().filter(|c| c.row == row.name && c.form == form).collect();
-            let Some(ours) = cells.iter().find(|c| c.contender == "bumpdown") else { continue };
-            let Some(best) = cells.iter().min_by(|a, b| a.median_ns.total_cmp(&b.median_ns)) else { continue };
-            let ratio = ours.median_ns / best.median_ns;
-            if best.contender == "bumpdown" {
-                wins += 1;
-            } else if ratio <= TIE {
-                ties += 1;
-            } else {
-                behind.push(format!("{} ({ratio:.2}x; {} fastest)", row.name, best.contender));
+            let fastest = |peer: bool| {
+                cells
+                    .iter()
+                    .filter(|c| PEERS.contains(&c.contender.as_str()) == peer)
+                    .min_by(|a, b| a.median_ns.total_cmp(&b.median_ns))
+            };
+            let (Some(ours), Some(peer)) = (fastest(false), fastest(true)) else { continue };
+            let ratio = ours.median_ns / peer.median_ns;
+            tally(&mut best, ratio);
+            if ratio > TIE {
+                behind.push(format!("{} ({ratio:.2}x; {} ahead)", row.name, peer.contender));
+            }
+            if let Some(plain) = cells.iter().find(|c| c.contender == "bumpdown") {
+                tally(&mut arena, plain.median_ns / peer.median_ns);
             }
         }
-        let total = wins + ties + behind.len();
+        let total: usize = best.iter().sum();
         if total == 0 {
             continue;
         }
@@ -815,18 +827,26 @@ fn summary_section(md: &mut String, speed: &SpeedResults) {
             crate::kernels::Form::Local => "stack-local arena",
             crate::kernels::Form::Ref => "through a reference",
         };
+        let tie = (TIE - 1.0) * 100.0;
         let _ = write!(
             md,
-            "- Speed, {form_name}: bumpdown's `Arena` is the fastest on {wins} of {total} rows, within {:.0}% \
-             of the fastest on {ties}, and behind on {}",
-            (TIE - 1.0) * 100.0,
-            behind.len()
+            "- Speed, {form_name}, against the best of {peers} in each row: bumpdown's fastest face \
+             is ahead on {} of {total} rows, within {tie:.0}% on {}, behind on {}",
+            best[0],
+            best[1],
+            best[2],
+            peers = PEERS.join(", "),
         );
         if behind.is_empty() {
-            md.push_str(".\n");
+            md.push_str(". ");
         } else {
-            let _ = writeln!(md, ": {}.", behind.join(", "));
+            let _ = write!(md, " ({}). ", behind.join(", "));
         }
+        let _ = writeln!(
+            md,
+            "The default `Arena` alone: ahead on {}, within {tie:.0}% on {}, behind on {}.",
+            arena[0], arena[1], arena[2]
+        );
     }
     md.push('\n');
 }
@@ -1217,11 +1237,14 @@ mod tests {
         let speed = SpeedResults {
             rows: vec![row("a"), row("b"), row("c")],
             cells: vec![
+                // a: Arena ahead. b: Arena behind, but the scope handle ahead. c: behind.
                 cell("a", Local, "bumpdown", 1.0),
                 cell("a", Local, "bumpalo", 2.0),
-                cell("b", Local, "bumpdown", 1.02),
+                cell("b", Local, "bumpdown", 1.2),
+                cell("b", Local, "bumpdown Scope", 0.9),
                 cell("b", Local, "bumpalo", 1.0),
                 cell("c", Local, "bumpdown", 1.5),
+                cell("c", Local, "bumpdown Scope", 1.02),
                 cell("c", Local, "stumpalo", 1.0),
                 cell("a", Ref, "bumpdown", 1.0),
                 cell("a", Ref, "bumpalo", 1.1),
@@ -1235,11 +1258,18 @@ mod tests {
         summary_section(&mut md, &speed);
         assert!(
             md.contains(
-                "stack-local arena: bumpdown's `Arena` is the fastest on 1 of 3 rows, within 3% of the fastest \
-                 on 1, and behind on 1: c (1.50x; stumpalo fastest)."
+                "stack-local arena, against the best of stumpalo, bumpalo, bump-scope, blink-alloc in each \
+                 row: bumpdown's fastest face is ahead on 2 of 3 rows, within 3% on 1, behind on 0. The \
+                 default `Arena` alone: ahead on 1, within 3% on 0, behind on 2."
             ),
             "{md}"
         );
-        assert!(md.contains("through a reference: bumpdown's `Arena` is the fastest on 1 of 1 rows"), "{md}");
+        assert!(md.contains("through a reference, against"), "{md}");
+        // A row where every face of ours is behind names the peer ahead.
+        let mut slow = speed.clone();
+        slow.cells.retain(|c| c.contender != "bumpdown Scope");
+        let mut md = String::new();
+        summary_section(&mut md, &slow);
+        assert!(md.contains("behind on 2 (b (1.20x; bumpalo ahead), c (1.50x; stumpalo ahead))"), "{md}");
     }
 }
