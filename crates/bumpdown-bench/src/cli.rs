@@ -147,7 +147,7 @@ Sections, and the --filter word that selects each alone:
 
   --quick          default: about three and a half minutes on two cores
   --full           more samples and processes, every real program: about six
-                   minutes on two cores, half of it the real programs
+                   minutes on two cores, two and a half of them the real programs
   --filter SUBSTR  only rows whose name contains SUBSTR; a filter that matches
                    nothing is an error and leaves the previous report files
   --processes N    measure the speed table in N processes
