@@ -648,7 +648,6 @@ fn pale(colour: &str) -> String {
 mod tests {
     use super::*;
     use crate::seed004::Pass;
-    use crate::speed::{CellResult, RowInfo};
     use crate::svg::check_well_formed;
 
     fn tiny_speed() -> SpeedResults {
@@ -657,31 +656,11 @@ mod tests {
         for (r, row) in rows.iter().enumerate() {
             for (c, name) in contenders::column_names().into_iter().enumerate() {
                 for form in Form::ALL {
-                    let median_ns = 1.0 + r as f64 + c as f64 * 0.7;
-                    cells.push(CellResult {
-                        row: (*row).to_owned(),
-                        form,
-                        contender: name.to_owned(),
-                        median_ns,
-                        process_medians: vec![median_ns],
-                        process_ratios: vec![1.0],
-                        heap_events: 0,
-                        samples: 1,
-                    });
+                    cells.push((*row, form, name, 1.0 + r as f64 + c as f64 * 0.7));
                 }
             }
         }
-        SpeedResults {
-            rows: rows
-                .iter()
-                .map(|r| RowInfo { name: (*r).to_owned(), what: "x".to_owned(), unit: crate::rows::Unit::Alloc })
-                .collect(),
-            cells,
-            stack_offsets: vec![0],
-            clock_overheads: vec![20.0],
-            samples_per_process: 1,
-            elapsed: std::time::Duration::ZERO,
-        }
+        SpeedResults::for_tests(&rows, &cells)
     }
 
     fn tiny_scopes() -> ScopeResults {

@@ -1221,39 +1221,23 @@ mod tests {
 
     #[test]
     fn the_summary_counts_wins_ties_and_who_is_ahead() {
-        let cell = |row: &str, form, contender: &str, median_ns: f64| speed::CellResult {
-            row: row.to_owned(),
-            form,
-            contender: contender.to_owned(),
-            median_ns,
-            process_medians: vec![median_ns],
-            process_ratios: vec![1.0],
-            heap_events: 0,
-            samples: 1,
-        };
-        let row =
-            |name: &str| speed::RowInfo { name: name.to_owned(), what: String::new(), unit: crate::rows::Unit::Alloc };
         use crate::kernels::Form::{Local, Ref};
-        let speed = SpeedResults {
-            rows: vec![row("a"), row("b"), row("c")],
-            cells: vec![
-                // a: Arena ahead. b: Arena behind, but the scope handle ahead. c: behind.
-                cell("a", Local, "bumpdown", 1.0),
-                cell("a", Local, "bumpalo", 2.0),
-                cell("b", Local, "bumpdown", 1.2),
-                cell("b", Local, "bumpdown Scope", 0.9),
-                cell("b", Local, "bumpalo", 1.0),
-                cell("c", Local, "bumpdown", 1.5),
-                cell("c", Local, "bumpdown Scope", 1.02),
-                cell("c", Local, "stumpalo", 1.0),
-                cell("a", Ref, "bumpdown", 1.0),
-                cell("a", Ref, "bumpalo", 1.1),
+        // a: Arena ahead. b: Arena behind, but the scope handle ahead. c: behind.
+        let speed = SpeedResults::for_tests(
+            &["a", "b", "c"],
+            &[
+                ("a", Local, "bumpdown", 1.0),
+                ("a", Local, "bumpalo", 2.0),
+                ("b", Local, "bumpdown", 1.2),
+                ("b", Local, "bumpdown Scope", 0.9),
+                ("b", Local, "bumpalo", 1.0),
+                ("c", Local, "bumpdown", 1.5),
+                ("c", Local, "bumpdown Scope", 1.02),
+                ("c", Local, "stumpalo", 1.0),
+                ("a", Ref, "bumpdown", 1.0),
+                ("a", Ref, "bumpalo", 1.1),
             ],
-            stack_offsets: vec![0],
-            clock_overheads: vec![0.0],
-            samples_per_process: 1,
-            elapsed: std::time::Duration::ZERO,
-        };
+        );
         let mut md = String::new();
         summary_section(&mut md, &speed);
         assert!(

@@ -88,6 +88,37 @@ pub struct SpeedResults {
     pub elapsed: Duration,
 }
 
+/// Hand-made results for the report's and the charts' unit tests: one process, one
+/// sample per cell, every cell at its own median.
+#[cfg(test)]
+impl SpeedResults {
+    pub(crate) fn for_tests(rows: &[&str], cells: &[(&str, Form, &str, f64)]) -> Self {
+        SpeedResults {
+            rows: rows
+                .iter()
+                .map(|r| RowInfo { name: (*r).to_owned(), what: "x".to_owned(), unit: crate::rows::Unit::Alloc })
+                .collect(),
+            cells: cells
+                .iter()
+                .map(|&(row, form, contender, median_ns)| CellResult {
+                    row: row.to_owned(),
+                    form,
+                    contender: contender.to_owned(),
+                    median_ns,
+                    process_medians: vec![median_ns],
+                    process_ratios: vec![1.0],
+                    heap_events: 0,
+                    samples: 1,
+                })
+                .collect(),
+            stack_offsets: vec![0],
+            clock_overheads: vec![20.0],
+            samples_per_process: 1,
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
 impl SpeedResults {
     /// Processes the table was measured in.
     pub fn process_count(&self) -> usize {
