@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long fuzz campaign: every target of fuzz/ to a number of executions (default ten
-# million), then its corpus minimised, then the line coverage of crates/bumpdown/src that
-# all the minimised corpora reach together. Prints a markdown table (target, executions,
+# million), then its corpus minimised, then the line coverage that all the minimised
+# corpora reach together of the crates/bumpdown/src code linked into the targets. Prints a markdown table (target, executions,
 # crashes, seconds, corpus inputs) and the coverage line, for docs/SAFETY.md.
 #
 #   scripts/fuzz-campaign.sh [executions-per-target] [target...]
@@ -18,24 +18,12 @@ runs="${1:-10000000}"
 shift || true
 cd "$(dirname "$0")/../fuzz"
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked
-fi
+# shellcheck source=scripts/fuzz-common.sh
+. ../scripts/fuzz-common.sh
 rustup component add llvm-tools-preview --toolchain nightly >/dev/null
-
-targets=("$@")
-if [ "${#targets[@]}" -eq 0 ]; then
-    mapfile -t targets < <(cargo +nightly fuzz list)
-fi
-target_dir="$(../scripts/target-dir.sh "$PWD/Cargo.toml")"
+target_dir="$fuzz_target_dir"
 campaign="$target_dir/campaign"
 mkdir -p "$campaign"
-# As in scripts/fuzz.sh: malloc runs without AddressSanitizer, in a directory of its own.
-flags_for() {
-    if [ "$1" = malloc ]; then
-        echo "-s none --target-dir $target_dir/no-sanitizer"
-    fi
-}
 
 rows=()
 for target in "${targets[@]}"; do
@@ -87,4 +75,6 @@ echo "| target | executions | crashes | seconds | corpus inputs (minimised) |"
 echo "|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "Line coverage of crates/bumpdown/src by the minimised corpora: $line_cover"
+# llvm-cov counts only the code linked into the binaries: functions of the core that no
+# target calls are in neither the numerator nor the denominator.
+echo "Line coverage by the minimised corpora, of the crates/bumpdown/src code linked into these targets: $line_cover"

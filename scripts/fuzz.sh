@@ -16,27 +16,11 @@ seconds="${1:-60}"
 shift || true
 cd "$(dirname "$0")/../fuzz"
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked
-fi
-
-targets=("$@")
-if [ "${#targets[@]}" -eq 0 ]; then
-    mapfile -t targets < <(cargo +nightly fuzz list)
-fi
+# shellcheck source=scripts/fuzz-common.sh
+. ../scripts/fuzz-common.sh
 
 # -O: optimized; -a: with debug assertions, which check the core's invariants.
 cargo +nightly fuzz build -O -a
-
-# malloc runs without AddressSanitizer (ASan replaces __libc_memalign, which the
-# allocator's glibc fallback pairs with __libc_free; see fuzz/fuzz_targets/malloc.rs),
-# built in a target directory of its own so the two builds do not undo each other.
-no_sanitizer_dir="$(../scripts/target-dir.sh "$PWD/Cargo.toml")/no-sanitizer"
-flags_for() {
-    if [ "$1" = malloc ]; then
-        echo "-s none --target-dir $no_sanitizer_dir"
-    fi
-}
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
