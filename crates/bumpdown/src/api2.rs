@@ -1,13 +1,14 @@
 //! `&Arena` as an `allocator_api2::alloc::Allocator` of allocator-api2 0.2 (the version
 //! hashbrown uses), 0.3 and 0.4, each behind its feature, and as the unstable
 //! `core::alloc::Allocator` with the `nightly-allocator-api` feature.
-//! Each method forwards to the arena's own `*_raw` routine.
+//! Each method forwards to the `*_raw` routines of `engine.rs`: one semantics for every face.
 
 use core::alloc::Layout;
 use core::ptr::NonNull;
 
 use crate::arena::Arena;
 use crate::backing::BackingAllocator;
+use crate::engine::Cursor;
 
 /// Turns a block pointer and size into the slice pointer the trait returns.
 fn block(ptr: NonNull<u8>, size: usize) -> NonNull<[u8]> {

@@ -1,5 +1,9 @@
-//! The `Arena` type: its fields, chunk management, the slow path, reset and stats.
-//! The typed allocation methods are in `alloc.rs`.
+//! The `Arena` type: its fields, its bump pointer (a `Cursor` of `engine.rs`), chunk
+//! management, the slow path, reset and stats. The typed allocation methods are written
+//! once in `typed.rs`; the checkpoints and scopes are in `checkpoint.rs` and `scope.rs`.
+
+// Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
+#![allow(clippy::mut_from_ref)]
 
 use core::alloc::Layout;
 use core::cell::Cell;
@@ -10,8 +14,10 @@ use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
 use crate::chunk::{chunk_size_for, Chunk, HEADER_SIZE};
-use crate::error::{alloc_failed, AllocError};
+use crate::engine::Cursor;
+use crate::error::AllocError;
 use crate::stats::Stats;
+use crate::typed::prelude::*;
 
 /// Size of the first regular chunk (a power of two; each chunk's block is this
 /// minus [`MALLOC_SLACK`], so that it and the backing allocator's own header fill
@@ -141,6 +147,116 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
 // anything outside it. Borrowed allocations hold a `&Arena`, so the arena cannot move to
 // another thread while any exist. The backing allocator moves with it, hence `A: Send`.
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<MIN_ALIGN, A> {}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    crate::typed::alloc_api!('_);
+
+    /// Allocates a block for `layout`, filled with zeros.
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena = bumpdown::Arena::new();
+    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u32; 8]>()).unwrap();
+    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 32) }.iter().all(|&b| b == 0));
+    /// ```
+    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let p = self.try_alloc_layout(layout)?;
+        // SAFETY: a fresh block of `layout.size()` bytes.
+        unsafe { p.as_ptr().write_bytes(0, layout.size()) };
+        Ok(p)
+    }
+}
+
+// SAFETY: the bump pointer invariant on the struct's fields is the trait's (down):
+// `bottom..top` is the free part of the current chunk (or the empty sentinel), `top..end`
+// its allocations; `alloc_slow` only ever installs chunks that keep the invariant.
+unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_ALIGN, A> {
+    const MIN_ALIGN: usize = MIN_ALIGN;
+    const UP: bool = false;
+
+    #[inline(always)]
+    fn cursor(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        self.bottom.get().addr()
+    }
+
+    /// The end of the current chunk (the sentinel's address without one).
+    #[inline(always)]
+    fn far_end(&self) -> usize {
+        self.current_end.get().addr()
+    }
+
+    #[inline(always)]
+    unsafe fn set_cursor(&self, p: *mut u8) {
+        // SAFETY: the same contract.
+        unsafe { self.set_top(p) }
+    }
+
+    /// The current chunk has no room: finds room in a spare chunk, a new chunk, or an
+    /// out-of-band chunk, moves the bump pointer, and returns the block.
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        if Layout::from_size_align(size, align).is_err() {
+            return Err(AllocError::INVALID_LAYOUT);
+        }
+        // The caller's fast check may have been conservative; try the exact one.
+        if let Some(p) = self.bump_current_checked(size, align) {
+            return Ok(p);
+        }
+        let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
+        if need > self.max_class.get() / BIG_DIVISOR {
+            debug_assert!(!Self::lands_at_top(size, align));
+            return self.alloc_big(size, align, need);
+        }
+        let chunk = match self.take_spare(size, align) {
+            Some(chunk) => chunk,
+            None => self.new_regular_chunk(need)?,
+        };
+        self.install(chunk);
+        // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
+        self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
+    }
+
+    /// Notes the low point for the peak before the pointer moves back up.
+    unsafe fn release_to(&self, p: *mut u8) {
+        self.mark_low();
+        // SAFETY: forwarded: `p` lies between `top` and the chunk's end, derived from
+        // `top`, a multiple of MIN_ALIGN; the bytes below it are free again.
+        unsafe { self.set_top(p) }
+    }
+
+    /// If `ptr` is the allocation of one of the two newest out-of-band chunks, frees
+    /// that chunk and returns true.
+    unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
+        let mut prev: Option<Chunk> = None;
+        let mut cursor = self.big.get();
+        for _ in 0..2 {
+            let Some(chunk) = cursor else { return false };
+            if chunk.saved_top() == ptr.as_ptr().addr() {
+                self.update_peak();
+                match prev {
+                    None => self.big.set(chunk.prev()),
+                    Some(p) => p.set_prev(chunk.prev()),
+                }
+                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+                self.bump_epoch();
+                self.held.set(self.held.get() - chunk.size());
+                // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
+                // no longer uses.
+                unsafe { chunk.free(&self.alloc) };
+                return true;
+            }
+            prev = cursor;
+            cursor = chunk.prev();
+        }
+        false
+    }
+}
 
 #[cfg(feature = "alloc")]
 impl Arena {
@@ -320,7 +436,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         &self.alloc
     }
 
-    // ----- The fast path: shared by every allocation method -------------------------
+    // ----- The bump pointer (the `Cursor` of `engine.rs` drives it) ------------------
 
     /// The current bump pointer.
     #[inline(always)]
@@ -354,33 +470,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.top.set(new_top)
     }
 
-    /// The slow path: the current chunk has no room for `size` bytes aligned to `align`
-    /// (callers pass any values; this validates them). Finds room in a spare chunk, a new
-    /// chunk, or an out-of-band chunk, moves the bump pointer, and returns the block.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        if Layout::from_size_align(size, align).is_err() {
-            return Err(AllocError::INVALID_LAYOUT);
-        }
-        // The caller's fast check may have been conservative; try the exact one.
-        if let Some(p) = self.bump_current_checked(size, align) {
-            return Ok(p);
-        }
-        let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
-        if need > self.max_class.get() / BIG_DIVISOR {
-            debug_assert!(!Self::lands_at_top(size, align));
-            return self.alloc_big(size, align, need);
-        }
-        let chunk = match self.take_spare(size, align) {
-            Some(chunk) => chunk,
-            None => self.new_regular_chunk(need)?,
-        };
-        self.install(chunk);
-        // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
-        self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
-    }
-
     /// Whether `alloc_slow` places every block of this size and alignment at the bump
     /// pointer it leaves (so the block is the new `top`): true for requests that can never
     /// go out of band, whose chunk needs at most the first chunk's size over
@@ -389,17 +478,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub(crate) fn lands_at_top(size: usize, align: usize) -> bool {
         chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
-    }
-
-    /// The slow path of the plain (panicking) methods.
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    pub(crate) fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
     }
 
     fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
@@ -805,64 +883,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let chunk = unsafe { Chunk::in_buffer(NonNull::new_unchecked(buf.with_addr(base)), size) };
         self.borrowed.set(Some(chunk));
         self.install(chunk);
-    }
-
-    /// The end of the current chunk (the sentinel's address without one).
-    #[inline(always)]
-    pub(crate) fn chunk_end_addr(&self) -> usize {
-        self.current_end.get().addr()
-    }
-
-    /// Gives back the newest allocation of the current chunk.
-    #[cfg_attr(
-        not(any(
-            feature = "allocator-api2",
-            feature = "allocator-api2-03",
-            feature = "allocator-api2-04",
-            all(feature = "nightly-allocator-api", bumpdown_nightly)
-        )),
-        allow(dead_code)
-    )]
-    ///
-    /// # Safety
-    /// `is_newest(ptr, size)` holds and the block is no longer used.
-    pub(crate) unsafe fn pop_newest(&self, ptr: NonNull<u8>, size: usize) {
-        self.mark_low();
-        let new_top = round_up(ptr.as_ptr().addr() + size, MIN_ALIGN);
-        // SAFETY: the allocation took `round_up(size, MIN_ALIGN)` bytes below the old
-        // top, so `new_top` is at most the chunk's end; it is a multiple of MIN_ALIGN and
-        // derived from `top`; the bytes below it are free again.
-        unsafe { self.set_top(self.top.get().with_addr(new_top)) }
-    }
-
-    /// If `ptr` is the allocation of one of the two newest out-of-band chunks, frees
-    /// that chunk and returns true.
-    ///
-    /// # Safety
-    /// `ptr` is a live allocation of this arena that is no longer used.
-    pub(crate) unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
-        let mut prev: Option<Chunk> = None;
-        let mut cursor = self.big.get();
-        for _ in 0..2 {
-            let Some(chunk) = cursor else { return false };
-            if chunk.saved_top() == ptr.as_ptr().addr() {
-                self.update_peak();
-                match prev {
-                    None => self.big.set(chunk.prev()),
-                    Some(p) => p.set_prev(chunk.prev()),
-                }
-                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
-                self.bump_epoch();
-                self.held.set(self.held.get() - chunk.size());
-                // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
-                // no longer uses.
-                unsafe { chunk.free(&self.alloc) };
-                return true;
-            }
-            prev = cursor;
-            cursor = chunk.prev();
-        }
-        false
     }
 
     // ----- Limits and statistics ----------------------------------------------------

@@ -13,7 +13,7 @@ use core::ops::Deref;
 
 use crate::arena::empty_chunk;
 use crate::bump::Bump;
-use crate::bumping::{round_down, round_up, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::bumping::{self, round_down, round_up, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 use crate::typed::prelude::*;
 
@@ -167,72 +167,56 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     pub fn scope_guard(&mut self) -> FixedScopeGuard<'_, 'buf, MIN_ALIGN> {
         FixedScopeGuard { entry: self.raw_checkpoint(), arena: self }
     }
+    crate::typed::alloc_api!('_);
+}
 
-    // ----- Hooks of the shared allocation API (`typed.rs`) --------------------------
+// SAFETY: the struct's invariant is the trait's (down): `bottom..top` is the free part of
+// the caller's buffer, `top..end` the allocations; the slow path never leaves the buffer.
+unsafe impl<const MIN_ALIGN: usize> Cursor for FixedArena<'_, MIN_ALIGN> {
+    const MIN_ALIGN: usize = MIN_ALIGN;
+    const UP: bool = false;
 
     #[inline(always)]
-    pub(crate) fn top(&self) -> *mut u8 {
+    fn cursor(&self) -> *mut u8 {
         self.top.get()
     }
 
     #[inline(always)]
-    pub(crate) fn bottom_addr(&self) -> usize {
+    fn limit(&self) -> usize {
         self.bottom.addr()
     }
 
-    /// # Safety
-    /// As for `Arena::set_top`.
+    /// The end of the buffer's usable part.
     #[inline(always)]
-    pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
-        debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
+    fn far_end(&self) -> usize {
+        self.end.addr()
+    }
+
+    #[inline(always)]
+    unsafe fn set_cursor(&self, new_top: *mut u8) {
+        debug_assert!(self.limit() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
         self.top.set(new_top)
     }
 
     /// The buffer has no room: there is nowhere else to go.
     #[cold]
     #[inline(never)]
-    pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
         if Layout::from_size_align(size, align).is_err() {
             return Err(AllocError::INVALID_LAYOUT);
         }
         let top = self.top.get();
         // The fast paths are exact, but a caller may skip them.
         let new_top =
-            bumping::bump_checked(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN).ok_or(AllocError::FULL)?;
+            bumping::bump_checked(top.addr(), self.limit(), size, align, MIN_ALIGN).ok_or(AllocError::FULL)?;
         let p = top.with_addr(new_top);
         // SAFETY: `bump_checked` keeps `new_top` in `bottom..=top`, aligned, derived from
         // `top`; it is at least `bottom >= MIN_BOTTOM`, so not null.
         unsafe {
-            self.set_top(p);
+            self.set_cursor(p);
             Ok(NonNull::new_unchecked(p))
         }
     }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    pub(crate) fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
-    }
-
-    /// The end of the buffer's usable part.
-    #[inline(always)]
-    pub(crate) fn chunk_end_addr(&self) -> usize {
-        self.end.addr()
-    }
-
-    /// A fixed arena has no out-of-band chunks.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` to match `Arena::free_if_big`.
-    pub(crate) unsafe fn free_if_big(&self, _ptr: NonNull<u8>) -> bool {
-        false
-    }
-
-    crate::typed::alloc_api!('_);
 }
 
 impl<const MIN_ALIGN: usize> core::fmt::Debug for FixedArena<'_, MIN_ALIGN> {

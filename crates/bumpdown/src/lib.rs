@@ -79,6 +79,7 @@ pub mod bumping;
 mod checkpoint;
 mod chunk;
 pub mod collections;
+mod engine;
 mod error;
 mod fixed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
@@ -86,7 +87,6 @@ mod os;
 mod poison;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod populate;
-mod realloc;
 mod scope;
 #[cfg(feature = "std")]
 mod scratch;

@@ -229,23 +229,36 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         result
     }
 
-    // ----- Hooks of the shared allocation API (`typed.rs`) --------------------------
+    crate::typed::alloc_api!('s);
+}
+
+// SAFETY: the handle's `top` and `bottom` are the arena's bump pointers while the scope
+// runs (the arena is the scope's alone; `sync_to_arena` / `sync_from_arena` hand them
+// over around every call into it), so the arena's invariant is the trait's (down).
+unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_, MIN_ALIGN, A> {
+    const MIN_ALIGN: usize = MIN_ALIGN;
+    const UP: bool = false;
 
     #[inline(always)]
-    pub(crate) fn top(&self) -> *mut u8 {
+    fn cursor(&self) -> *mut u8 {
         self.top.get()
     }
 
     #[inline(always)]
-    pub(crate) fn bottom_addr(&self) -> usize {
+    fn limit(&self) -> usize {
         self.bottom.get().addr()
     }
 
-    /// # Safety
-    /// As for `Arena::set_top`.
+    /// The end of the current chunk: the arena's, since every chunk switch goes
+    /// through it.
     #[inline(always)]
-    pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
-        debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
+    fn far_end(&self) -> usize {
+        self.arena.current_end.get().addr()
+    }
+
+    #[inline(always)]
+    unsafe fn set_cursor(&self, new_top: *mut u8) {
+        debug_assert!(self.limit() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
         #[cfg(bumpdown_asan)]
         // SAFETY: both pointers lie in the arena's current chunk (the caller).
         unsafe {
@@ -254,8 +267,10 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         self.top.set(new_top)
     }
 
+    /// Inlined: the call out of line is `scope_slow`, which takes the handle's `top` by
+    /// value, so that the handle's own address never escapes.
     #[inline(always)]
-    pub(crate) fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
         let result = scope_slow(self.arena, self.top.get(), size, align);
         // The arena holds the moved pointers (and the error); reading them from there
         // keeps this handle's own address out of the call.
@@ -272,30 +287,20 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         Ok(p)
     }
 
+    /// Inlined for the same reason as `alloc_slow`.
     #[inline(always)]
     #[track_caller]
-    pub(crate) fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
         match self.alloc_slow(size, align) {
             Ok(p) => p,
             Err(err) => alloc_failed(size, align, err),
         }
     }
 
-    /// The end of the current chunk: the arena's, since every chunk switch goes
-    /// through it.
-    #[inline(always)]
-    pub(crate) fn chunk_end_addr(&self) -> usize {
-        self.arena.current_end.get().addr()
-    }
-
-    /// # Safety
-    /// As for `Arena::free_if_big`.
-    pub(crate) unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
+    unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
         // SAFETY: forwarded; the arena is this scope's alone.
         unsafe { self.arena.free_if_big(ptr) }
     }
-
-    crate::typed::alloc_api!('s);
 }
 
 /// The slow path of a scope: takes the scope's bump pointer by value and leaves the new

@@ -29,12 +29,8 @@ use std::vec::Vec;
 
 use crate::arena::empty_chunk;
 use crate::backing::{BackingAllocator, Global};
-use crate::bumping::{round_down, CHUNK_ALIGN};
+use crate::bumping::{self, round_down, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::typed::prelude::*;
-
-/// `LocalArena` keeps no alignment beyond what each allocation asks for (the typed API's
-/// `MIN_ALIGN`).
-const MIN_ALIGN: usize = 1;
 
 /// Size of a shared chunk's first allocation from the backing allocator; they double
 /// from there up to `MAX_CHUNK`.
@@ -332,83 +328,7 @@ impl<A: BackingAllocator> SyncArena<A> {
         Ok(arena)
     }
 
-    /// A block of `size` bytes aligned to `align` from this thread's lane, or `None`
-    /// (the thread has no lane yet, or its window has no room). On x86-64 a hit is: the
-    /// thread-local lane index (`fs:`-relative), a compare, a load of the lane's window,
-    /// and the window's `lock xadd` with its range check.
-    #[inline(always)]
-    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
-        if size == 0 {
-            return Some(dangling(align).as_ptr());
-        }
-        // Straight to the window's `Option<*mut u8>`: a detour through `Option<NonNull>`
-        // costs a null test on the way back.
-        self.lanes.get(LANE.get())?.window().bump(size, align)
-    }
-
-    /// A block for a `T` (not zero-sized), taken at once: with other threads bumping
-    /// the same window there is no "place first, claim later".
-    #[inline(always)]
-    fn bump_value<T>(&self) -> Option<*mut T> {
-        self.bump_layout(size_of::<T>(), align_of::<T>()).map(<*mut u8>::cast)
-    }
-
-    /// Nothing to do: `bump_value` already took the block.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` to match the arenas whose `bump_value` only places.
-    #[inline(always)]
-    unsafe fn claim_value<T>(&self, _p: *mut T) {}
-
-    /// A block for `len` elements of `elem_size > 0` bytes.
-    #[inline(always)]
-    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
-        self.bump_layout(len.checked_mul(elem_size)?, align)
-    }
-
-    /// The slow path (the lane missed): see `alloc_slow_lane`.
-    #[cold]
-    #[inline(never)]
-    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
-        if size == 0 {
-            return Ok(dangling(align));
-        }
-        self.alloc_slow_lane(layout)
-    }
-
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
-    }
-
-    /// Grows an array block by copying it to a fresh one: another thread may have
-    /// bumped past it, so nothing grows in place.
-    ///
-    /// # Safety
-    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
-    /// all initialized, and `new_cap > cap`.
-    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
-        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
-        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
-        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
-        Ok(fresh)
-    }
-
-    /// Keeps the whole block: its tail cannot be given back while other threads bump.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` to match the other arenas.
-    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, _len: usize, _cap: usize) -> NonNull<T> {
-        buf
-    }
-
-    crate::typed::alloc_api!('_, hooks_provided);
+    crate::typed::alloc_api!('_);
 
     /// A handle for one thread that bumps windows of this arena without atomics; see
     /// [`LocalArena`].
@@ -719,60 +639,6 @@ pub struct LocalArena<'a, A: BackingAllocator = Global> {
 }
 
 impl<'a, A: BackingAllocator> LocalArena<'a, A> {
-    #[inline(always)]
-    fn top(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    #[inline(always)]
-    fn bottom_addr(&self) -> usize {
-        self.bottom.get().addr()
-    }
-
-    /// # Safety
-    /// As for `Arena::set_top`, within the window.
-    #[inline(always)]
-    unsafe fn set_top(&self, new_top: *mut u8) {
-        debug_assert!(self.bottom_addr() <= new_top.addr() && new_top.addr() <= self.end.get().addr());
-        self.top.set(new_top);
-    }
-
-    fn chunk_end_addr(&self) -> usize {
-        self.end.get().addr()
-    }
-
-    /// Blocks come from windows or straight from the shared arena; none is freed alone.
-    unsafe fn free_if_big(&self, _ptr: NonNull<u8>) -> bool {
-        false
-    }
-
-    /// The window is full: takes a new one (or, for a large request, a block straight
-    /// from the shared arena).
-    #[cold]
-    #[inline(never)]
-    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
-        let window = self.next_window.get();
-        if size > window / 4 || align > CHUNK_ALIGN {
-            return self.shared.try_alloc_layout(layout);
-        }
-        self.give_back();
-        let (block, source) = self.take_window(window)?;
-        self.next_window.set((window * 2).min(MAX_WINDOW));
-        let end = block.as_ptr().wrapping_add(window);
-        self.source.set(source);
-        self.bottom.set(block.as_ptr());
-        self.end.set(end);
-        self.top.set(end);
-        let new_top = bumping::bump_checked(end.addr(), block.as_ptr().addr(), size, align, 1)
-            .ok_or(AllocError::OUT_OF_MEMORY)?;
-        let p = end.with_addr(new_top);
-        // SAFETY: inside the fresh window (it holds `window >= 4 * size` bytes).
-        unsafe { self.set_top(p) };
-        // SAFETY: inside a chunk, so not null.
-        Ok(unsafe { NonNull::new_unchecked(p) })
-    }
-
     /// A window of `size` bytes and the chunk it came from.
     fn take_window(&self, size: usize) -> Result<(NonNull<u8>, *mut SharedChunk), AllocError> {
         // SAFETY: a valid layout (small size, alignment a power of two).
@@ -817,7 +683,7 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
     /// local.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        let (top, bottom, end) = (self.top.get().addr(), self.bottom_addr(), self.chunk_end_addr());
+        let (top, bottom, end) = (self.top.get().addr(), self.limit(), self.far_end());
         let source = self.source.get();
         if source == empty_shared() {
             let empty = empty_chunk().addr();
@@ -839,17 +705,133 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
         );
     }
 
+    crate::typed::alloc_api!('a);
+}
+
+// SAFETY: the struct's invariant is the trait's (down): `bottom..top` is the free part
+// of the handle's window (or the empty sentinel), `top..end` its allocations; the window
+// is this handle's alone until `give_back` returns its free part.
+unsafe impl<A: BackingAllocator> Cursor for LocalArena<'_, A> {
+    /// A handle keeps no alignment beyond what each allocation asks for.
+    const MIN_ALIGN: usize = 1;
+    const UP: bool = false;
+
+    #[inline(always)]
+    fn cursor(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        self.bottom.get().addr()
+    }
+
+    #[inline(always)]
+    fn far_end(&self) -> usize {
+        self.end.get().addr()
+    }
+
+    #[inline(always)]
+    unsafe fn set_cursor(&self, new_top: *mut u8) {
+        debug_assert!(self.limit() <= new_top.addr() && new_top.addr() <= self.far_end());
+        self.top.set(new_top);
+    }
+
+    /// The window is full: takes a new one (or, for a large request, a block straight
+    /// from the shared arena).
+    #[cold]
+    #[inline(never)]
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        let window = self.next_window.get();
+        if size > window / 4 || align > CHUNK_ALIGN {
+            return self.shared.try_alloc_layout(layout);
+        }
+        self.give_back();
+        let (block, source) = self.take_window(window)?;
+        self.next_window.set((window * 2).min(MAX_WINDOW));
+        let end = block.as_ptr().wrapping_add(window);
+        self.source.set(source);
+        self.bottom.set(block.as_ptr());
+        self.end.set(end);
+        self.top.set(end);
+        let new_top = bumping::bump_checked(end.addr(), block.as_ptr().addr(), size, align, 1)
+            .ok_or(AllocError::OUT_OF_MEMORY)?;
+        let p = end.with_addr(new_top);
+        // SAFETY: inside the fresh window (it holds `window >= 4 * size` bytes).
+        unsafe { self.set_cursor(p) };
+        // SAFETY: inside a chunk, so not null.
+        Ok(unsafe { NonNull::new_unchecked(p) })
+    }
+}
+
+/// The shared arena's bump is atomic: there is no cursor to hand out, so `SyncArena`
+/// gives the typed API its hooks directly.
+impl<A: BackingAllocator> Engine for SyncArena<A> {
+    /// A block for a `T` (not zero-sized), taken at once: with other threads bumping
+    /// the same window there is no "place first, claim later".
+    #[inline(always)]
+    fn bump_value<T>(&self) -> Option<*mut T> {
+        self.bump_layout(size_of::<T>(), align_of::<T>()).map(<*mut u8>::cast)
+    }
+
+    /// Nothing to do: `bump_value` already took the block.
+    #[inline(always)]
+    unsafe fn claim_value<T>(&self, _p: *mut T) {}
+
+    #[inline(always)]
+    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
+        self.bump_layout(len.checked_mul(elem_size)?, align)
+    }
+
+    /// A block of `size` bytes aligned to `align` from this thread's lane, or `None`
+    /// (the thread has no lane yet, or its window has no room). On x86-64 a hit is: the
+    /// thread-local lane index (`fs:`-relative), a compare, a load of the lane's window,
+    /// and the window's `lock xadd` with its range check.
+    #[inline(always)]
+    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
+        if size == 0 {
+            return Some(dangling(align).as_ptr());
+        }
+        // Straight to the window's `Option<*mut u8>`: a detour through `Option<NonNull>`
+        // costs a null test on the way back.
+        self.lanes.get(LANE.get())?.window().bump(size, align)
+    }
+
+    /// The lane missed: see `alloc_slow_lane`.
+    #[cold]
+    #[inline(never)]
+    fn slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let layout = Layout::from_size_align(size, align).map_err(|_| AllocError::INVALID_LAYOUT)?;
+        if size == 0 {
+            return Ok(dangling(align));
+        }
+        self.alloc_slow_lane(layout)
+    }
+
     #[cold]
     #[inline(never)]
     #[track_caller]
-    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
+    fn slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.slow(size, align) {
             Ok(p) => p,
             Err(err) => alloc_failed(size, align, err),
         }
     }
 
-    crate::typed::alloc_api!('a);
+    /// Copies to a fresh block: another thread may have bumped past it, so nothing
+    /// grows in place.
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+        let fresh = self.alloc_array::<T>(new_cap)?;
+        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+        Ok(fresh)
+    }
+
+    /// Keeps the whole block: its tail cannot be given back while other threads bump.
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, _len: usize, _cap: usize) -> NonNull<T> {
+        buf
+    }
 }
 
 impl<A: BackingAllocator> Drop for LocalArena<'_, A> {
@@ -861,7 +843,7 @@ impl<A: BackingAllocator> Drop for LocalArena<'_, A> {
 impl<A: BackingAllocator> fmt::Debug for LocalArena<'_, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LocalArena")
-            .field("window_free", &(self.top.get().addr() - self.bottom_addr()))
+            .field("window_free", &(self.top.get().addr() - self.limit()))
             .finish_non_exhaustive()
     }
 }

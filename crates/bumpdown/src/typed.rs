@@ -5,25 +5,21 @@
 //! at compile time, `bump_array` for lengths known at run time) and the one slow path.
 //! Plain methods panic through `alloc_failed`; `try_` methods return the `AllocError`.
 //!
-//! The API is written once, as the macro `alloc_api!`, and stamped into each type. The
-//! macro's argument is the lifetime of what it hands out: the borrow of the arena
-//! (`'_`) for `Arena`, the scope's brand for `Scope`. It reaches the memory only through
-//! hooks each type provides: `alloc_slow` and `alloc_slow_or_panic`, and the
-//! direction-dependent ones (`bump_value`, `claim_value`, `bump_array`, `bump_layout`,
-//! `grow_array`, `shrink_array_to_fit`). The arenas that bump downwards get the latter
-//! from `downward_hooks!`, written over their `top`, `bottom_addr`, `set_top`,
-//! `chunk_end_addr` and `free_if_big`; `VmArena`, which bumps upwards, writes its own
-//! (`alloc_api!('_, hooks_provided)`).
+//! The API is written once, as the macro `alloc_api!`, and stamped into each face's
+//! inherent impl, so that `arena.alloc(x)` needs no trait import. The macro's argument
+//! is the lifetime of what it hands out: the borrow of the face (`'_`) for `Arena`, the
+//! scope's brand for `Scope`. The macro holds no bump logic: it reaches memory only
+//! through the [`Engine`](crate::engine::Engine) trait (`engine.rs`), which every face
+//! has, so the fast and slow paths, and the growing and shrinking of arrays, are
+//! written once there for both bump directions.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
 
-use crate::arena::Arena;
-use crate::backing::BackingAllocator;
 /// What `alloc_api!` refers to, for the modules that invoke it.
 pub(crate) mod prelude {
-    pub(crate) use super::{round_down_ptr, unwrap_or_fail, zst};
-    pub(crate) use crate::bumping::{self, MIN_BOTTOM};
+    pub(crate) use super::{unwrap_or_fail, zst};
+    pub(crate) use crate::engine::{Cursor, Engine};
     pub(crate) use crate::error::{alloc_failed, AllocError};
     pub(crate) use core::alloc::Layout;
     pub(crate) use core::mem::{self, align_of, size_of, MaybeUninit};
@@ -32,12 +28,7 @@ pub(crate) mod prelude {
 use prelude::*;
 
 macro_rules! alloc_api {
-    // The arena types that bump downwards get the downward hooks too.
     ($ret:lifetime) => {
-        $crate::typed::alloc_api!($ret, hooks_provided);
-        $crate::typed::downward_hooks!();
-    };
-    ($ret:lifetime, hooks_provided) => {
     /// Moves `val` into the arena and returns a reference to it. It is never dropped.
     ///
     /// # Panics
@@ -67,7 +58,7 @@ macro_rules! alloc_api {
                 p
             }
             None => {
-                let p = self.alloc_slow_or_panic(size_of::<T>(), align_of::<T>()).cast::<T>().as_ptr();
+                let p = self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast::<T>().as_ptr();
                 // SAFETY: the slow path returned a fresh block of `T`'s layout.
                 unsafe { p.write(val) };
                 p
@@ -137,7 +128,7 @@ macro_rules! alloc_api {
                     NonNull::new_unchecked(p)
                 }
             }
-            None => self.alloc_slow_or_panic(size_of::<T>(), align_of::<T>()).cast(),
+            None => self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast(),
         }
     }
 
@@ -154,7 +145,7 @@ macro_rules! alloc_api {
                     Ok(NonNull::new_unchecked(p))
                 }
             }
-            None => self.alloc_slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
+            None => self.slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
         }
     }
 
@@ -206,7 +197,7 @@ macro_rules! alloc_api {
     /// of panicking.
     #[inline(always)]
     pub fn try_alloc_uninit_slice<T>(&self, len: usize) -> Result<&$ret mut [MaybeUninit<T>], AllocError> {
-        let p = self.try_alloc_array_uninit::<T>(len)?;
+        let p = self.alloc_array::<T>(len)?;
         // SAFETY: a fresh block for `len` elements (or dangling for a zero-sized `T`),
         // which `MaybeUninit` needs no initialization to view.
         Ok(unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) })
@@ -281,21 +272,6 @@ macro_rules! alloc_api {
         Ok(text)
     }
 
-    /// A fresh block for `len` elements of `T`, bump pointer moved. Zero-sized `T`
-    /// costs nothing; `len * size_of::<T>()` overflowing is `InvalidLayout`.
-    #[inline(always)]
-    pub(crate) fn try_alloc_array_uninit<T>(&self, len: usize) -> Result<NonNull<T>, AllocError> {
-        if size_of::<T>() == 0 {
-            return Ok(NonNull::dangling());
-        }
-        match self.bump_array(len, size_of::<T>(), align_of::<T>()) {
-            // SAFETY: a block inside a chunk, so not null.
-            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }.cast()),
-            // An overflowing product becomes usize::MAX, which the slow path rejects.
-            None => self.alloc_slow(len.saturating_mul(size_of::<T>()), align_of::<T>()).map(NonNull::cast),
-        }
-    }
-
     /// Runs `init` on a fresh array of `len` uninitialized `T` and returns it as
     /// initialized. `init` must initialize every element (or panic).
     #[inline(always)]
@@ -304,7 +280,7 @@ macro_rules! alloc_api {
         len: usize,
         init: impl FnOnce(&mut [MaybeUninit<T>]),
     ) -> Result<&$ret mut [T], AllocError> {
-        let p = self.try_alloc_array_uninit::<T>(len)?;
+        let p = self.alloc_array::<T>(len)?;
         // SAFETY: `p` is a fresh block for `len` elements (or dangling for a zero-sized
         // `T`), which `MaybeUninit` needs no initialization to view.
         let slice = unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) };
@@ -332,7 +308,7 @@ macro_rules! alloc_api {
     /// panicking.
     #[inline(always)]
     pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
-        let p = self.try_alloc_array_uninit::<T>(src.len())?;
+        let p = self.alloc_array::<T>(src.len())?;
         // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
         // `src` (live memory the arena did not just hand out).
         unsafe {
@@ -519,7 +495,7 @@ macro_rules! alloc_api {
             return Ok(unsafe { core::slice::from_raw_parts_mut(NonNull::<T>::dangling().as_ptr(), len) });
         }
         let mut cap = iter.size_hint().0.max(4);
-        let mut buf = self.try_alloc_array_uninit::<T>(cap)?;
+        let mut buf = self.alloc_array::<T>(cap)?;
         let mut len = 0;
         for item in iter {
             if len == cap {
@@ -589,197 +565,12 @@ macro_rules! alloc_api {
         match self.bump_layout(layout.size(), layout.align()) {
             // SAFETY: a block inside a chunk, so not null.
             Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
-            None => self.alloc_slow(layout.size(), layout.align()),
+            None => self.slow(layout.size(), layout.align()),
         }
     }
     };
 }
 pub(crate) use alloc_api;
-
-/// The direction-dependent half of the typed API for the arenas that bump downwards
-/// (`Arena`, `Scope`, `FixedArena`): where a block goes, how the newest block grows and
-/// shrinks. An arena that bumps upwards writes these itself (see `vm.rs`).
-macro_rules! downward_hooks {
-    () => {
-        /// Where a `T` would go, without moving the bump pointer; `None` if the current
-        /// chunk is too small. Never called for zero-sized `T`.
-        ///
-        /// For `T = u64` and `MIN_ALIGN = 1`, `alloc` compiles to (x86_64, release):
-        ///
-        /// ```text
-        /// mov  rax, qword ptr [rdi]       ; top
-        /// add  rax, -8                    ; top - size_of::<u64>()  (cannot wrap: top >= 4096)
-        /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
-        /// cmp  rax, qword ptr [rdi + 8]   ; below bottom?
-        /// jb   .slow                      ; the only branch: out of line, cold
-        /// mov  qword ptr [rax], rsi       ; write the value
-        /// mov  qword ptr [rdi], rax       ; store the new top
-        /// ret
-        /// ```
-        ///
-        /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
-        #[inline(always)]
-        fn bump_value<T>(&self) -> Option<*mut T> {
-            let top = self.top();
-            let new_top = if size_of::<T>() <= MIN_BOTTOM {
-                // Folds: the size is a constant.
-                bumping::bump_small(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-            } else {
-                bumping::bump(top.addr(), self.bottom_addr(), size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-            }?;
-            // `alloc` writes the value before it claims the block (`claim_value`): under
-            // AddressSanitizer the bytes must be addressable before that write.
-            #[cfg(bumpdown_asan)]
-            // SAFETY: `new_top..top` is in the free part of the current chunk.
-            unsafe {
-                crate::asan::unpoison(top.with_addr(new_top), top.addr() - new_top)
-            };
-            // A raw pointer, not `NonNull`: `Option<NonNull>` would make LLVM test the
-            // address for null (the `None` niche) on the fast path.
-            Some(top.with_addr(new_top).cast())
-        }
-
-        /// Moves the bump pointer past a `T` that `bump_value` placed at `p`.
-        ///
-        /// # Safety
-        /// `p` came from `bump_value` on this arena, with nothing allocated since.
-        #[inline(always)]
-        unsafe fn claim_value<T>(&self, p: *mut T) {
-            // SAFETY: from `bump_value`: inside `bottom..=top`, derived from `top`, a
-            // multiple of MIN_ALIGN.
-            unsafe { self.set_top(p.cast()) }
-        }
-
-        /// A block for `len` elements of `elem_size > 0` bytes in the current chunk, bump
-        /// pointer moved; `None` if it does not fit (or the size overflows).
-        #[inline(always)]
-        fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
-            let top = self.top();
-            let new_top = bumping::bump_array(top.addr(), self.bottom_addr(), len, elem_size, align, MIN_ALIGN)?;
-            let p = top.with_addr(new_top);
-            // SAFETY: from `bump_array`: inside `bottom..=top`, derived from `top`, a
-            // multiple of MIN_ALIGN.
-            unsafe { self.set_top(p) };
-            Some(p)
-        }
-
-        /// A block of `size` bytes aligned to the power of two `align` in the current chunk,
-        /// bump pointer moved; `None` if it does not fit.
-        #[inline(always)]
-        fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
-            let top = self.top();
-            let new_top = bumping::bump(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN)?;
-            let p = top.with_addr(new_top);
-            // SAFETY: from `bump`: inside `bottom..=top`, derived from `top`, a multiple of
-            // MIN_ALIGN.
-            unsafe { self.set_top(p) };
-            Some(p)
-        }
-
-        /// Whether `ptr..ptr + size` is the newest allocation of the current chunk.
-        pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-            let top = self.top().addr();
-            // `top <= end`, so this cannot overflow. An allocation starting at `top` that is
-            // not from this chunk (an out-of-band block that happens to start where the chunk
-            // ends) would reach past the end.
-            ptr.as_ptr().addr() == top && size <= self.chunk_end_addr() - top
-        }
-
-        /// Grows the newest allocation in place: moves its `old_size` bytes down so that it
-        /// becomes a block of `new_size >= old_size` bytes aligned to `align`, reusing its
-        /// own space. `None` (nothing changed) when `ptr` is not the newest allocation of
-        /// the current chunk or the chunk has no room.
-        ///
-        /// # Safety
-        /// `ptr` is a live block of this arena of `old_size` bytes; on `Some` it is not
-        /// used again (the returned block replaces it).
-        #[inline]
-        pub(crate) unsafe fn grow_newest_in_place(
-            &self,
-            ptr: NonNull<u8>,
-            old_size: usize,
-            new_size: usize,
-            align: usize,
-        ) -> Option<NonNull<u8>> {
-            if !self.is_newest(ptr, old_size) {
-                return None;
-            }
-            // The block's end: the allocation took `round_up(old_size, MIN_ALIGN)` bytes.
-            let old_end = bumping::round_up(ptr.as_ptr().addr() + old_size, MIN_ALIGN);
-            let new_top = bumping::bump_checked(old_end, self.bottom_addr(), new_size, align, MIN_ALIGN)?;
-            let dst = self.top().with_addr(new_top);
-            // SAFETY: `dst..dst + new_size` is the free part plus the old block (bumped
-            // down from the block's end); `ptr::copy` allows the overlap. The new top is
-            // inside `bottom..=old_end`, derived from `top`, aligned; it is at least
-            // `bottom`, so not null. The pointer moves first, so that the bytes are handed
-            // out (and, under AddressSanitizer, addressable) before the copy writes them.
-            unsafe {
-                self.set_top(dst);
-                ptr::copy(ptr.as_ptr(), dst, old_size);
-                Some(NonNull::new_unchecked(dst))
-            }
-        }
-
-        /// Grows an array block: in place (moving its bytes down) when it is the newest
-        /// allocation and the chunk has room, otherwise by copying it to a fresh block.
-        ///
-        /// # Safety
-        /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
-        /// all initialized, and `new_cap > cap`.
-        unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
-            let old_size = cap * size_of::<T>();
-            let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
-            // SAFETY: forwarded from the caller; on success `buf` is replaced.
-            if let Some(p) = unsafe { self.grow_newest_in_place(buf.cast(), old_size, new_size, align_of::<T>()) } {
-                return Ok(p.cast());
-            }
-            let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
-            // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
-            unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
-            // SAFETY: the old block is no longer used; if it had an out-of-band chunk of its
-            // own, that chunk goes back now.
-            unsafe { self.free_if_big(buf.cast()) };
-            Ok(fresh)
-        }
-
-        /// When `buf` is the newest allocation, moves its `len` elements to the top of the
-        /// block and gives the rest back. Returns where the elements are.
-        ///
-        /// # Safety
-        /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
-        /// initialized.
-        unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
-            let block = cap * size_of::<T>();
-            if len == cap || !self.is_newest(buf.cast(), block) {
-                return buf;
-            }
-            // Move the elements as high as the block allows while keeping every allocation
-            // aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside the block.
-            let align = align_of::<T>().max(MIN_ALIGN);
-            let dst = round_down_ptr(buf.as_ptr().wrapping_add(cap - len).cast(), align).cast::<T>();
-            // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
-            // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
-            // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new top
-            // is `dst`: inside the block, derived from the arena's pointers, a multiple of
-            // MIN_ALIGN; the bytes below it are unused now.
-            unsafe {
-                ptr::copy(buf.as_ptr(), dst, len);
-                self.set_top(dst.cast());
-                NonNull::new_unchecked(dst)
-            }
-        }
-    };
-}
-pub(crate) use downward_hooks;
-
-impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
-    alloc_api!('_);
-}
-
-/// Rounds a pointer down to a multiple of `align`, keeping its provenance.
-pub(crate) fn round_down_ptr(p: *mut u8, align: usize) -> *mut u8 {
-    p.with_addr(bumping::round_down(p.addr(), align))
-}
 
 /// A zero-sized value needs no memory: any aligned non-null pointer holds it.
 #[inline(always)]

@@ -731,8 +731,41 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         self.populator.get_or_init(|| Populator::start(self.base_addr(), BACKGROUND_PIECE)).as_ref()
     }
 
-    /// The slow path: the committed part has no room for `size` bytes aligned to
-    /// `align` (callers pass any values; this validates them).
+    crate::typed::alloc_api!('_);
+}
+
+// SAFETY: the struct's invariant is the trait's (up): `top..committed` is free, readable
+// and writable, `base..top` holds the allocations, `committed` is page-aligned (so a
+// multiple of CHUNK_ALIGN) and at most `MAX_END`; `top` carries the reservation's
+// provenance. The slow path only commits more and moves `top` past a fresh block.
+unsafe impl<const MIN_ALIGN: usize> Cursor for VmArena<MIN_ALIGN> {
+    const MIN_ALIGN: usize = MIN_ALIGN;
+    const UP: bool = true;
+
+    #[inline(always)]
+    fn cursor(&self) -> *mut u8 {
+        self.top.get()
+    }
+
+    #[inline(always)]
+    fn limit(&self) -> usize {
+        self.committed.get().addr()
+    }
+
+    #[inline(always)]
+    fn far_end(&self) -> usize {
+        self.base_addr()
+    }
+
+    /// Moves the bump pointer and prefetches ahead of it (see `prefetch_ahead`).
+    #[inline(always)]
+    unsafe fn set_cursor(&self, p: *mut u8) {
+        self.top.set(p);
+        prefetch_ahead(p);
+    }
+
+    /// The committed part has no room: commits more (or fails at the limit or the end
+    /// of the reservation).
     #[cold]
     #[inline(never)]
     fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
@@ -752,189 +785,16 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         }
     }
 
-    #[cold]
-    #[inline(never)]
-    #[track_caller]
-    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
+    /// Poisons what comes back (with the feature) and notes how far `top` had come.
+    unsafe fn release_to(&self, p: *mut u8) {
+        // SAFETY: forwarded: `p` is in `base..=top`, derived from `top`, a multiple of
+        // MIN_ALIGN, and nothing at or above it is in use.
+        unsafe { self.lower_top(p) }
     }
 
-    // ----- The upward hooks of the typed API (see `typed.rs`) ------------------------
-
-    /// The fast paths' last step: moves the bump pointer up to `end` (checked by the
-    /// caller to lie in `top..=committed`) and prefetches ahead of it.
-    #[inline(always)]
-    fn bump_top_to(&self, end: *mut u8) {
-        self.top.set(end);
-        prefetch_ahead(end);
-    }
-
-    /// Where a `T` would go, without moving the bump pointer; `None` if the committed
-    /// part is too small. Never called for zero-sized `T`.
-    #[inline(always)]
-    fn bump_value<T>(&self) -> Option<*mut T> {
-        let top = self.top.get();
-        let end = self.committed.get().addr();
-        let start = if size_of::<T>() <= MIN_BOTTOM {
-            // Folds: the size and alignment are constants.
-            bumping::bump_up_small(top.addr(), end, size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-        } else {
-            bumping::bump_up(top.addr(), end, size_of::<T>(), align_of::<T>(), MIN_ALIGN)
-        }?;
-        Some(top.with_addr(start).cast())
-    }
-
-    /// Moves the bump pointer past a `T` that `bump_value` placed at `p`.
-    ///
-    /// # Safety
-    /// `p` came from `bump_value` on this arena, with nothing allocated since.
-    #[inline(always)]
-    unsafe fn claim_value<T>(&self, p: *mut T) {
-        // `bump_value` checked that the rounded size fits below `committed`.
-        self.bump_top_to(p.cast::<u8>().wrapping_add(round_up(size_of::<T>(), MIN_ALIGN)));
-    }
-
-    /// A block for `len` elements of `elem_size > 0` bytes, bump pointer moved.
-    #[inline(always)]
-    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
-        let top = self.top.get();
-        let start = bumping::bump_up_array(top.addr(), self.committed.get().addr(), len, elem_size, align, MIN_ALIGN)?;
-        // `len * elem_size` fits below `committed` (checked above), and so does its
-        // rounding to MIN_ALIGN.
-        self.bump_top_to(top.with_addr(start + round_up(len * elem_size, MIN_ALIGN)));
-        Some(top.with_addr(start))
-    }
-
-    /// A block of `size` bytes aligned to `align`, bump pointer moved.
-    #[inline(always)]
-    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
-        let top = self.top.get();
-        let start = bumping::bump_up(top.addr(), self.committed.get().addr(), size, align, MIN_ALIGN)?;
-        self.bump_top_to(top.with_addr(start + round_up(size, MIN_ALIGN)));
-        Some(top.with_addr(start))
-    }
-
-    /// Whether `ptr..ptr + size` is the newest allocation (its end is the bump pointer).
-    pub(crate) fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
-        let addr = ptr.as_ptr().addr();
-        let top = self.top.get().addr();
-        // A live block of this arena ends at or below `top`, so no overflow for those;
-        // anything else fails the range check first.
-        self.base_addr() <= addr && addr <= top && size <= top - addr && round_up(addr + size, MIN_ALIGN) == top
-    }
-
-    /// Makes the newest block at `ptr` `new_size` bytes long, in place: commits memory
-    /// if needed and moves the bump pointer to its new end.
-    ///
-    /// # Safety
-    /// `ptr` is the newest block (see `is_newest`), not used beyond `new_size` bytes.
-    unsafe fn resize_newest(&self, ptr: NonNull<u8>, new_size: usize) -> Result<(), AllocError> {
-        if new_size > isize::MAX as usize {
-            return Err(AllocError::INVALID_LAYOUT);
-        }
-        // `ptr <= MAX_END` and `new_size <= isize::MAX`: no wrap.
-        let end = round_up(ptr.as_ptr().addr() + new_size, MIN_ALIGN);
-        self.commit_to(end)?;
-        let top = self.top.get();
-        if end < top.addr() {
-            // SAFETY: from the caller, the bytes past the new end are unused.
-            unsafe { self.lower_top(top.with_addr(end)) };
-        } else {
-            self.top.set(top.with_addr(end));
-        }
-        Ok(())
-    }
-
-    /// Grows an array block: in place when it is the newest allocation (no copy at
-    /// all), otherwise by copying it to a fresh block.
-    ///
-    /// # Safety
-    /// `buf` is a live block of this arena for `cap` elements of `T` (not zero-sized),
-    /// all initialized, and `new_cap > cap`.
-    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
-        let old_size = cap * size_of::<T>();
-        let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
-        if self.is_newest(buf.cast(), old_size) {
-            // SAFETY: the newest block, growing.
-            unsafe { self.resize_newest(buf.cast(), new_size)? };
-            return Ok(buf);
-        }
-        let fresh = self.try_alloc_array_uninit::<T>(new_cap)?;
-        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
-        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
-        Ok(fresh)
-    }
-
-    /// When `buf` is the newest allocation, gives back the part past `len` elements.
-    ///
-    /// # Safety
-    /// `buf` is a live block of this arena for `cap` elements of `T`, the first `len`
-    /// initialized.
-    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
-        if len < cap && self.is_newest(buf.cast(), cap * size_of::<T>()) {
-            // SAFETY: the newest block, shrinking: only the unused tail is given back,
-            // which needs no commit and cannot fail.
-            let _ = unsafe { self.resize_newest(buf.cast(), len * size_of::<T>()) };
-        }
-        buf
-    }
-
-    crate::typed::alloc_api!('_, hooks_provided);
-}
-
-// ----- Resizing the newest block: the allocator traits (`api2.rs`) and the collections -
-impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
-    /// # Safety
-    /// `ptr` is a live block of this arena with `layout`, not used again.
-    pub(crate) unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
-        if self.is_newest(ptr, layout.size()) {
-            // SAFETY: the newest block, no longer used; `ptr` is a multiple of MIN_ALIGN
-            // (every block starts at one) derived from the reservation.
-            unsafe { self.lower_top(ptr.as_ptr()) };
-        }
-    }
-
-    /// # Safety
-    /// `ptr` is a live block of this arena with `old`; `new.size() >= old.size()`.
-    pub(crate) unsafe fn grow_raw(
-        &self,
-        ptr: NonNull<u8>,
-        old: Layout,
-        new: Layout,
-    ) -> Result<NonNull<u8>, AllocError> {
-        if self.is_newest(ptr, old.size()) && ptr.as_ptr().addr() % new.align() == 0 {
-            // SAFETY: the newest block, growing in place.
-            unsafe { self.resize_newest(ptr, new.size())? };
-            return Ok(ptr);
-        }
-        let fresh = self.try_alloc_layout(new)?;
-        // SAFETY: distinct live blocks, the old one `old.size()` bytes long.
-        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
-        Ok(fresh)
-    }
-
-    /// # Safety
-    /// `ptr` is a live block of this arena with `old`; `new.size() <= old.size()`.
-    pub(crate) unsafe fn shrink_raw(
-        &self,
-        ptr: NonNull<u8>,
-        old: Layout,
-        new: Layout,
-    ) -> Result<NonNull<u8>, AllocError> {
-        if ptr.as_ptr().addr() % new.align() != 0 {
-            let fresh = self.try_alloc_layout(new)?;
-            // SAFETY: distinct live blocks; the new one is `new.size()` bytes long.
-            unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
-            return Ok(fresh);
-        }
-        if self.is_newest(ptr, old.size()) {
-            // SAFETY: the newest block, shrinking: the tail is unused from now on.
-            unsafe { self.resize_newest(ptr, new.size())? };
-        }
-        Ok(ptr)
+    /// Commits memory for the newest block to grow in place.
+    fn make_room_to(&self, end: usize) -> Result<(), AllocError> {
+        self.commit_to(end)
     }
 }
 

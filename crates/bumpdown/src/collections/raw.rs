@@ -6,12 +6,12 @@
 //! no out-of-band blocks). The guards forward to what they deref to.
 
 use core::alloc::Layout;
-use core::ptr::{self, NonNull};
+use core::ptr::NonNull;
 
 use crate::arena::Arena;
 use crate::backing::BackingAllocator;
 use crate::buffered::BufferArena;
-use crate::bumping::round_up;
+use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::fixed::{FixedArena, FixedScopeGuard};
 use crate::scope::{Scope, ScopeGuard};
@@ -71,13 +71,15 @@ pub unsafe trait ArenaAllocator {
 }
 
 /// Forwards every method to the arena's own allocation and resizing routines
-/// (`try_alloc_layout`, `grow_raw`, `shrink_raw`, `dealloc_raw`).
+/// (`try_alloc_layout`, and `grow_raw`, `shrink_raw`, `dealloc_raw` of `engine.rs`: one
+/// semantics for every face).
 macro_rules! forward_to_raw {
     ($(impl[$($gen:tt)*] $ty:ty;)*) => {$(
         // SAFETY: blocks come from the arena's allocation API and its resizing
         // routines, which keep them valid and unshared until the arena is reset, rewound
         // or dropped, each of which needs `&mut` to it or ownership, impossible while
-        // `&self` is borrowed.
+        // `&self` is borrowed (a `LocalArena`'s blocks live in its shared arena, whose
+        // reset needs `&mut` to that arena, which the handle borrows).
         unsafe impl<$($gen)*> ArenaAllocator for $ty {
             #[inline]
             fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
@@ -108,6 +110,7 @@ macro_rules! forward_to_raw {
 
 forward_to_raw! {
     impl[const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>;
+    impl[const MIN_ALIGN: usize] FixedArena<'_, MIN_ALIGN>;
 }
 
 // SAFETY: the scope's allocations live for its brand `'s`, which outlives any borrow of
@@ -136,49 +139,6 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaAllocator for Scop
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         // SAFETY: as in `grow`.
         self.with_arena(|arena| unsafe { arena.dealloc_raw(ptr, layout) })
-    }
-}
-
-// SAFETY: blocks live in the buffer until the arena is reset, rewound or scoped, all of
-// which need `&mut FixedArena`; `grow` and `deallocate` move the bump pointer only over
-// the newest block, which the caller gives up.
-unsafe impl<const MIN_ALIGN: usize> ArenaAllocator for FixedArena<'_, MIN_ALIGN> {
-    #[inline]
-    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        self.try_alloc_layout(layout)
-    }
-
-    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        // SAFETY: forwarded from the caller.
-        if let Some(p) = unsafe { self.grow_newest_in_place(ptr, old.size(), new.size(), new.align()) } {
-            return Ok(p);
-        }
-        let fresh = self.try_alloc_layout(new)?;
-        // SAFETY: `fresh` is a new block of at least `old.size()` bytes, distinct from the
-        // live block `ptr`.
-        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
-        Ok(fresh)
-    }
-
-    unsafe fn shrink(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        debug_assert!(new.size() <= old.size());
-        if ptr.as_ptr().addr() % new.align() == 0 {
-            return Ok(ptr);
-        }
-        let fresh = self.try_alloc_layout(new)?;
-        // SAFETY: distinct live blocks, `new.size() <= old.size()` bytes readable.
-        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
-        Ok(fresh)
-    }
-
-    unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
-        if self.is_newest(ptr, layout.size()) {
-            let new_top = round_up(ptr.as_ptr().addr() + layout.size(), MIN_ALIGN);
-            // SAFETY: the newest block took `round_up(size, MIN_ALIGN)` bytes from `top`,
-            // so `new_top` is at most the buffer's end, a multiple of MIN_ALIGN, derived
-            // from `top`; the caller gives the block up, so those bytes are free again.
-            unsafe { self.set_top(self.top().with_addr(new_top)) }
-        }
     }
 }
 
@@ -235,37 +195,6 @@ mod vm {
 }
 
 #[cfg(feature = "std")]
-// SAFETY: blocks come from the shared arena (through the handle's window or directly);
-// they stay valid until the shared arena is reset or dropped, which needs `&mut` to it,
-// impossible while the handle borrows it. Growing copies to a fresh block; shrinking and
-// freeing keep the block (its bytes come back at the next reset).
-unsafe impl<A: BackingAllocator> ArenaAllocator for crate::sync::LocalArena<'_, A> {
-    #[inline]
-    fn allocate(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        self.try_alloc_layout(layout)
-    }
-
-    #[inline]
-    unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        let fresh = self.try_alloc_layout(new)?;
-        // SAFETY: distinct live blocks; the caller's holds `old.size() <= new.size()`
-        // bytes.
-        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
-        Ok(fresh)
-    }
-
-    #[inline]
-    unsafe fn shrink(&self, ptr: NonNull<u8>, _old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
-        if ptr.as_ptr().addr() % new.align() == 0 {
-            return Ok(ptr);
-        }
-        let fresh = self.try_alloc_layout(new)?;
-        // SAFETY: distinct live blocks; the new one is `new.size()` bytes long, no more
-        // than the old one.
-        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
-        Ok(fresh)
-    }
-
-    #[inline]
-    unsafe fn deallocate(&self, _ptr: NonNull<u8>, _layout: Layout) {}
+forward_to_raw! {
+    impl[A: BackingAllocator] crate::sync::LocalArena<'_, A>;
 }

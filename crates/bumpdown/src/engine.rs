@@ -1,0 +1,463 @@
+//! The bump engine: what every arena type is made of, written once.
+//!
+//! A face (`Arena`, the scope handle, `FixedArena`, `VmArena`, a `SyncArena`'s
+//! `LocalArena`) is a [`Cursor`]: a bump pointer, the limit it may move to, and one
+//! slow-path call for when a request does not fit. The engine turns that into
+//! everything the typed API (`typed.rs`) and the allocator traits need, for either
+//! direction:
+//!
+//! * **down** (`UP = false`): the free range is `limit..cursor` and blocks are taken from
+//!   its high end, so the cursor is a block's start (seed "always bump downwards": the
+//!   size and the rounding share one subtraction). The used part is `cursor..far_end`.
+//! * **up** (`UP = true`): the free range is `cursor..limit` and blocks are taken from its
+//!   low end, so the newest block ends at the cursor and grows in place by moving it.
+//!   The used part is `far_end..cursor`.
+//!
+//! The arithmetic itself is in `bumping.rs`; this module only applies it to a face's
+//! pointers. [`Engine`] is the interface the typed API calls: every `Cursor` has it
+//! (blanket impl), and `SyncArena`, whose shared bump is atomic, implements it directly.
+//!
+//! Everything here is `#[inline(always)]` or generic, and the direction and `MIN_ALIGN`
+//! are constants, so each face's fast path folds to the same instructions as if it were
+//! written by hand for that face (the bench's fast-path table counts them).
+
+use core::alloc::Layout;
+use core::mem::{align_of, size_of};
+use core::ptr::{self, NonNull};
+
+use crate::bumping::{self, round_up, MIN_BOTTOM};
+use crate::error::{alloc_failed, AllocError};
+
+/// A bump pointer, its limit and its slow path: what a face provides.
+///
+/// # Safety
+/// An implementation promises, for as long as the face is borrowed:
+/// * down: `MIN_BOTTOM <= limit() <= cursor() <= far_end()`, `limit() % CHUNK_ALIGN == 0`;
+///   up: `far_end() <= cursor() <= limit() <= bumping::MAX_END`, `limit() % CHUNK_ALIGN == 0`;
+///   and `cursor() % MIN_ALIGN == 0` in both;
+/// * the free range (see the module docs) is memory the face owns, not in use, valid for
+///   reads and writes, and `cursor()` carries the provenance of the whole block it lies
+///   in (free and used part);
+/// * `alloc_slow` returns a fresh block that fits the request, or an error with the face
+///   still valid; it may move the cursor and the limit.
+pub(crate) unsafe trait Cursor {
+    /// An alignment the cursor always keeps (1, 2, 4, 8 or 16).
+    const MIN_ALIGN: usize;
+    /// Whether the cursor moves up (see the module docs).
+    const UP: bool;
+
+    /// The bump pointer.
+    fn cursor(&self) -> *mut u8;
+    /// How far the cursor may move: the free range's far end.
+    fn limit(&self) -> usize;
+    /// The used part's far end: a down face's chunk end, an up face's lowest block start.
+    fn far_end(&self) -> usize;
+
+    /// Moves the bump pointer.
+    ///
+    /// # Safety
+    /// `p` is derived from `cursor()`, a multiple of `MIN_ALIGN`, inside
+    /// `limit()..=far_end()` (down) or `far_end()..=limit()` (up); the bytes it hands out
+    /// or gives back are not otherwise in use.
+    unsafe fn set_cursor(&self, p: *mut u8);
+
+    /// The slow path: the free range has no room for `size` bytes aligned to `align`
+    /// (any values; this validates them). Returns a fresh block, the cursor moved past it.
+    fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError>;
+
+    /// The slow path of the plain (panicking) methods. A face whose slow path must take
+    /// its cursor by value (the scope handle) writes its own.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        match self.alloc_slow(size, align) {
+            Ok(p) => p,
+            Err(err) => alloc_failed(size, align, err),
+        }
+    }
+
+    /// Frees `ptr` if it is a block with a chunk of its own (out of band); returns
+    /// whether it did. Faces without such blocks keep this default.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face, not used again.
+    unsafe fn free_if_big(&self, _ptr: NonNull<u8>) -> bool {
+        false
+    }
+
+    /// Moves the cursor back over bytes that are free again (a freed or shrunk newest
+    /// block). Faces that keep statistics or poison freed bytes write their own.
+    ///
+    /// # Safety
+    /// As for `set_cursor`; `p` lies between the cursor and `far_end()`, and the bytes
+    /// between it and the cursor are no longer used.
+    unsafe fn release_to(&self, p: *mut u8) {
+        // SAFETY: forwarded.
+        unsafe { self.set_cursor(p) }
+    }
+
+    /// Makes room for an up face's newest block to end at `end` (`end` at or above the
+    /// cursor); `VmArena` commits memory here. The default allows what the limit allows.
+    fn make_room_to(&self, end: usize) -> Result<(), AllocError> {
+        if end <= self.limit() {
+            Ok(())
+        } else {
+            Err(AllocError::FULL)
+        }
+    }
+
+    // ----- Provided: resizing the newest block ----------------------------------------
+
+    /// Whether `ptr..ptr + size` is the newest block.
+    #[inline]
+    fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        let (addr, cursor, far) = (ptr.as_ptr().addr(), self.cursor().addr(), self.far_end());
+        if Self::UP {
+            // A live block ends at or below the cursor, so no overflow for those;
+            // anything else fails the range check first.
+            far <= addr && addr <= cursor && size <= cursor - addr && round_up(addr + size, Self::MIN_ALIGN) == cursor
+        } else {
+            // `cursor <= far_end`. A block starting at the cursor that is not from this
+            // chunk (an out-of-band block that starts where the chunk ends) reaches past it.
+            addr == cursor && size <= far - cursor
+        }
+    }
+
+    /// Makes the newest block `new_size >= old_size` bytes aligned to `align`, in place:
+    /// an up face moves its cursor; a down face moves the block's bytes down into the
+    /// free range (`ptr::copy`), reusing its own space. `None` (nothing changed) when
+    /// `ptr` is not the newest block or there is no room.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face of `old_size` bytes; on `Some` it is not used
+    /// again (the returned block replaces it).
+    #[inline]
+    unsafe fn grow_newest_in_place(
+        &self,
+        ptr: NonNull<u8>,
+        old_size: usize,
+        new_size: usize,
+        align: usize,
+    ) -> Option<NonNull<u8>> {
+        if !self.is_newest(ptr, old_size) {
+            return None;
+        }
+        let cursor = self.cursor();
+        if Self::UP {
+            if ptr.as_ptr().addr() % align != 0 || new_size > isize::MAX as usize {
+                return None;
+            }
+            // `ptr <= MAX_END` and `new_size <= isize::MAX`: no wrap.
+            let end = round_up(ptr.as_ptr().addr() + new_size, Self::MIN_ALIGN);
+            self.make_room_to(end).ok()?;
+            // SAFETY: `end` is at or above the cursor (the block grows), within what
+            // `make_room_to` allowed, a multiple of MIN_ALIGN, derived from the cursor.
+            unsafe { self.set_cursor(cursor.with_addr(end)) };
+            return Some(ptr);
+        }
+        // The block's end: the allocation took `round_up(old_size, MIN_ALIGN)` bytes.
+        let old_end = round_up(ptr.as_ptr().addr() + old_size, Self::MIN_ALIGN);
+        let new_top = bumping::bump_checked(old_end, self.limit(), new_size, align, Self::MIN_ALIGN)?;
+        let dst = cursor.with_addr(new_top);
+        // SAFETY: `dst..dst + new_size` is the free range plus the old block (bumped down
+        // from the block's end); `ptr::copy` allows the overlap. The new cursor is inside
+        // `limit..=old_end`, derived from the cursor, aligned; it is at least `limit >=
+        // MIN_BOTTOM`, so not null. The pointer moves first, so that the bytes are handed
+        // out (and, under AddressSanitizer, addressable) before the copy writes them.
+        unsafe {
+            self.set_cursor(dst);
+            ptr::copy(ptr.as_ptr(), dst, old_size);
+            Some(NonNull::new_unchecked(dst))
+        }
+    }
+
+    /// Frees a block if it is the newest one (its space is reused at once) or an
+    /// out-of-band one (see `free_if_big`); otherwise its space comes back at the next
+    /// reset.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face made with `layout`, never used again.
+    unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
+        if self.is_newest(ptr, layout.size()) {
+            let p = if Self::UP {
+                ptr.as_ptr()
+            } else {
+                // The block took `round_up(size, MIN_ALIGN)` bytes from the cursor, so
+                // its rounded end is at most the chunk's end.
+                ptr.as_ptr().with_addr(round_up(ptr.as_ptr().addr() + layout.size(), Self::MIN_ALIGN))
+            };
+            // SAFETY: the newest block, which the caller gives up; `p` is its far side,
+            // a multiple of MIN_ALIGN derived from the face's pointers.
+            unsafe { self.release_to(p) }
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.free_if_big(ptr) };
+        }
+    }
+
+    /// Grows a block to `new` (`new.size() >= old.size()`), keeping its bytes: in place
+    /// when it is the newest block and there is room, otherwise by copying it to a fresh
+    /// block (and freeing the old one if it was out of band).
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face made with `old`; on success it must not be
+    /// used again (the returned block replaces it).
+    unsafe fn grow_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        debug_assert!(new.size() >= old.size());
+        // SAFETY: forwarded from the caller.
+        if let Some(p) = unsafe { self.grow_newest_in_place(ptr, old.size(), new.size(), new.align()) } {
+            return Ok(p);
+        }
+        let fresh = self.alloc_layout_raw(new)?;
+        // SAFETY: `fresh` is a new block of at least `old.size()` bytes, distinct from the
+        // live block `ptr` (the face never hands out memory twice).
+        unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
+        // SAFETY: the bytes are copied; the caller will not use the old block again.
+        unsafe { self.free_if_big(ptr) };
+        Ok(fresh)
+    }
+
+    /// Shrinks a block to `new` (`new.size() <= old.size()`): in place when `ptr` is
+    /// aligned enough for `new` (an up face gives the newest block's tail back), otherwise
+    /// a fresh block.
+    ///
+    /// # Safety
+    /// As for [`grow_raw`](Cursor::grow_raw).
+    unsafe fn shrink_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+        debug_assert!(new.size() <= old.size());
+        if ptr.as_ptr().addr() % new.align() != 0 {
+            let fresh = self.alloc_layout_raw(new)?;
+            // SAFETY: distinct live blocks, `new.size() <= old.size()` bytes readable.
+            unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
+            return Ok(fresh);
+        }
+        // A down face's newest block starts at the cursor: its tail is not next to the
+        // free range, so it stays until the next reset.
+        if Self::UP && self.is_newest(ptr, old.size()) {
+            let end = round_up(ptr.as_ptr().addr() + new.size(), Self::MIN_ALIGN);
+            // SAFETY: the newest block, shrinking: `end` lies between the block's start
+            // and the cursor, and the caller uses nothing past `new.size()` bytes.
+            unsafe { self.release_to(self.cursor().with_addr(end)) };
+        }
+        Ok(ptr)
+    }
+
+    /// A block for `layout`, fast path first.
+    #[inline(always)]
+    fn alloc_layout_raw(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        match bump_layout(self, layout.size(), layout.align()) {
+            // SAFETY: a block inside the face's memory, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
+            None => self.alloc_slow(layout.size(), layout.align()),
+        }
+    }
+}
+
+/// Where the typed API (`typed.rs`) gets its memory: the fast paths, the slow path, and
+/// the growing and shrinking of array blocks (`alloc_iter`).
+pub(crate) trait Engine {
+    /// Where a `T` (not zero-sized) goes if it fits the fast path; the block is not yet
+    /// taken (`claim_value` takes it, after the value is written). A raw pointer, not
+    /// `NonNull`: `Option<NonNull>` would make LLVM test the address for null.
+    fn bump_value<T>(&self) -> Option<*mut T>;
+
+    /// Takes the block `bump_value` placed at `p`.
+    ///
+    /// # Safety
+    /// `p` came from `bump_value` on this face, with nothing allocated since.
+    unsafe fn claim_value<T>(&self, p: *mut T);
+
+    /// A block for `len` elements of `elem_size > 0` bytes, taken; `None` if it does not
+    /// fit the fast path (or the size overflows).
+    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8>;
+
+    /// A block of `size` bytes aligned to `align`, taken; `None` if it does not fit the
+    /// fast path.
+    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8>;
+
+    /// The slow path (see `Cursor::alloc_slow`).
+    fn slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError>;
+
+    /// The slow path of the plain methods: the block, or the panic of `alloc_failed`.
+    #[track_caller]
+    fn slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8>;
+
+    /// Grows an array block of `cap` initialized `T` (not zero-sized) to `new_cap > cap`.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this face for `cap` elements of `T`, all initialized.
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError>;
+
+    /// Gives back the part of an array block past its first `len` elements when it can;
+    /// returns where the elements are now.
+    ///
+    /// # Safety
+    /// `buf` is a live block of this face for `cap` elements of `T`, the first `len`
+    /// initialized.
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T>;
+
+    /// A fresh block for `len` elements of `T`, taken. Zero-sized `T` costs nothing;
+    /// `len * size_of::<T>()` overflowing is `InvalidLayout`.
+    #[inline(always)]
+    fn alloc_array<T>(&self, len: usize) -> Result<NonNull<T>, AllocError> {
+        if size_of::<T>() == 0 {
+            return Ok(NonNull::dangling());
+        }
+        match self.bump_array(len, size_of::<T>(), align_of::<T>()) {
+            // SAFETY: a block inside the face's memory, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }.cast()),
+            // An overflowing product becomes usize::MAX, which the slow path rejects.
+            None => self.slow(len.saturating_mul(size_of::<T>()), align_of::<T>()).map(NonNull::cast),
+        }
+    }
+}
+
+/// A block of `size` bytes aligned to `align` from the free range, cursor moved.
+#[inline(always)]
+fn bump_layout<C: Cursor + ?Sized>(face: &C, size: usize, align: usize) -> Option<*mut u8> {
+    let cursor = face.cursor();
+    let start = if C::UP {
+        bumping::bump_up(cursor.addr(), face.limit(), size, align, C::MIN_ALIGN)?
+    } else {
+        bumping::bump(cursor.addr(), face.limit(), size, align, C::MIN_ALIGN)?
+    };
+    // SAFETY: from `bumping`: inside the free range, derived from the cursor, a multiple
+    // of MIN_ALIGN; a block that fits ends (up) at most at the limit.
+    unsafe { take(face, cursor, start, size) };
+    Some(cursor.with_addr(start))
+}
+
+/// Moves the cursor past a block of `size` bytes at `start`, which `bumping` placed.
+///
+/// # Safety
+/// `start` came from a `bumping` function for this face's cursor and limit, for `size`.
+#[inline(always)]
+unsafe fn take<C: Cursor + ?Sized>(face: &C, cursor: *mut u8, start: usize, size: usize) {
+    let new_cursor = if C::UP {
+        // The rounded size fits below the limit (checked by `bumping`).
+        start + round_up(size, C::MIN_ALIGN)
+    } else {
+        start
+    };
+    // SAFETY: from the caller: inside the free range, a multiple of MIN_ALIGN.
+    unsafe { face.set_cursor(cursor.with_addr(new_cursor)) }
+}
+
+impl<C: Cursor> Engine for C {
+    /// For `T = u64` and `MIN_ALIGN = 1`, a down face's `alloc` compiles to (x86_64):
+    ///
+    /// ```text
+    /// mov  rax, qword ptr [rdi]       ; cursor
+    /// add  rax, -8                    ; cursor - size_of::<u64>()  (cannot wrap: >= 4096)
+    /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
+    /// cmp  rax, qword ptr [rdi + 8]   ; below the limit?
+    /// jb   .slow                      ; the only branch: out of line, cold
+    /// mov  qword ptr [rax], rsi       ; write the value
+    /// mov  qword ptr [rdi], rax       ; store the new cursor
+    /// ret
+    /// ```
+    ///
+    /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
+    #[inline(always)]
+    fn bump_value<T>(&self) -> Option<*mut T> {
+        let cursor = self.cursor();
+        let (size, align) = (size_of::<T>(), align_of::<T>());
+        // The `if`s fold: the size, the alignment and the direction are constants.
+        let start = match (C::UP, size <= MIN_BOTTOM) {
+            (true, true) => bumping::bump_up_small(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
+            (true, false) => bumping::bump_up(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
+            (false, true) => bumping::bump_small(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
+            (false, false) => bumping::bump(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
+        }?;
+        // `alloc` writes the value before it claims the block: under AddressSanitizer
+        // the bytes must be addressable before that write.
+        #[cfg(bumpdown_asan)]
+        if !C::UP {
+            // SAFETY: `start..cursor` is in the free range.
+            unsafe { crate::asan::unpoison(cursor.with_addr(start), cursor.addr() - start) };
+        }
+        Some(cursor.with_addr(start).cast())
+    }
+
+    #[inline(always)]
+    unsafe fn claim_value<T>(&self, p: *mut T) {
+        // SAFETY: from `bump_value` with nothing allocated since (the caller).
+        unsafe { take(self, self.cursor(), p.addr(), size_of::<T>()) }
+    }
+
+    #[inline(always)]
+    fn bump_array(&self, len: usize, elem_size: usize, align: usize) -> Option<*mut u8> {
+        let cursor = self.cursor();
+        let start = if C::UP {
+            bumping::bump_up_array(cursor.addr(), self.limit(), len, elem_size, align, C::MIN_ALIGN)?
+        } else {
+            bumping::bump_array(cursor.addr(), self.limit(), len, elem_size, align, C::MIN_ALIGN)?
+        };
+        // SAFETY: from `bumping`, which checked that `len * elem_size` fits (so the
+        // product does not overflow).
+        unsafe { take(self, cursor, start, len * elem_size) };
+        Some(cursor.with_addr(start))
+    }
+
+    #[inline(always)]
+    fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
+        bump_layout(self, size, align)
+    }
+
+    #[inline(always)]
+    fn slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        self.alloc_slow(size, align)
+    }
+
+    #[inline(always)]
+    #[track_caller]
+    fn slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        self.alloc_slow_or_panic(size, align)
+    }
+
+    unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {
+        let old_size = cap * size_of::<T>();
+        let new_size = new_cap.checked_mul(size_of::<T>()).ok_or(AllocError::INVALID_LAYOUT)?;
+        // SAFETY: forwarded from the caller; on success `buf` is replaced.
+        if let Some(p) = unsafe { self.grow_newest_in_place(buf.cast(), old_size, new_size, align_of::<T>()) } {
+            return Ok(p.cast());
+        }
+        let fresh = self.alloc_array::<T>(new_cap)?;
+        // SAFETY: distinct live blocks; `cap` initialized elements move to the new one.
+        unsafe { ptr::copy_nonoverlapping(buf.as_ptr(), fresh.as_ptr(), cap) };
+        // SAFETY: the old block is no longer used; if it had an out-of-band chunk of its
+        // own, that chunk goes back now.
+        unsafe { self.free_if_big(buf.cast()) };
+        Ok(fresh)
+    }
+
+    unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T> {
+        let block = cap * size_of::<T>();
+        if len == cap || !self.is_newest(buf.cast(), block) {
+            return buf;
+        }
+        if C::UP {
+            let end = round_up(buf.as_ptr().addr() + len * size_of::<T>(), C::MIN_ALIGN);
+            // SAFETY: the newest block, shrinking: its elements past `len` are unused,
+            // and `end` lies between its start and the cursor.
+            unsafe { self.release_to(self.cursor().with_addr(end)) };
+            return buf;
+        }
+        // Down: move the elements as high as the block allows while keeping every
+        // allocation aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside.
+        let align = align_of::<T>().max(C::MIN_ALIGN);
+        let high = buf.as_ptr().wrapping_add(cap - len).cast::<u8>();
+        let dst = high.with_addr(bumping::round_down(high.addr(), align)).cast::<T>();
+        // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
+        // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
+        // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new
+        // cursor is `dst`: inside the block, derived from the face's pointers, a multiple
+        // of MIN_ALIGN; the bytes below it are unused now.
+        unsafe {
+            ptr::copy(buf.as_ptr(), dst, len);
+            self.set_cursor(dst.cast());
+            NonNull::new_unchecked(dst)
+        }
+    }
+}
