@@ -54,10 +54,17 @@ pub unsafe trait BackingAllocator {
 }
 
 /// The program's global allocator (`alloc::alloc`), the default backing allocator.
-/// Without the `alloc` feature there is no global allocator: `Global` then fails every
-/// request, so an `Arena<_, Global>` can only report out-of-memory errors.
+#[cfg(feature = "alloc")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Global;
+
+/// Without the `alloc` feature there is no global allocator, and `Global` has no value:
+/// it still names the default of `Arena`'s type parameter, but no arena can be made on
+/// it, so none can fail every request in silence. Use [`Arena::new_in`](crate::Arena::new_in)
+/// with a backing allocator of your own, or [`FixedArena`](crate::FixedArena).
+#[cfg(not(feature = "alloc"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Global {}
 
 #[cfg(feature = "alloc")]
 // SAFETY: `alloc::alloc::alloc` returns null or a block valid for the layout, which stays
@@ -79,14 +86,14 @@ unsafe impl BackingAllocator for Global {
 }
 
 #[cfg(not(feature = "alloc"))]
-// SAFETY: never returns a block, so there is nothing to uphold.
+// SAFETY: `Global` has no value here, so these are never called.
 unsafe impl BackingAllocator for Global {
     fn allocate(&self, _layout: Layout) -> Option<NonNull<u8>> {
-        None
+        match *self {}
     }
 
     unsafe fn deallocate(&self, _ptr: NonNull<u8>, _layout: Layout) {
-        unreachable!("bumpdown::Global allocates nothing without the `alloc` feature")
+        match *self {}
     }
 }
 

@@ -48,6 +48,11 @@ const _: () = assert!(HEADER_SIZE == 32, "the header grew: chunk capacities in d
 
 /// A chunk, seen from the arena: a pointer to its header, with the provenance of the
 /// whole block (every pointer into the chunk is derived from it).
+///
+/// `Copy`, so that the arena's lists can live in `Cell`s: a `Chunk` is a handle, not an
+/// owner. Copies stay valid until the block is freed; `free` is `unsafe` because its
+/// caller must make sure that no copy is used after it (the arena unlinks a chunk from
+/// every list before freeing it).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct Chunk(pub(crate) NonNull<ChunkHeader>);
 
@@ -86,8 +91,8 @@ impl Chunk {
     /// Returns the chunk's block to the backing allocator.
     ///
     /// # Safety
-    /// The chunk came from [`Chunk::allocate`] on `alloc`, is not used again, and no
-    /// reference into it is live.
+    /// The chunk came from [`Chunk::allocate`] on `alloc`; neither it nor any copy of it
+    /// is used again, and no reference into it is live.
     pub(crate) unsafe fn free<A: BackingAllocator>(self, alloc: &A) {
         let size = self.size();
         // SAFETY: `size` is the size it was allocated with (header invariant), so this is
@@ -98,8 +103,9 @@ impl Chunk {
     }
 
     fn header(&self) -> &ChunkHeader {
-        // SAFETY: a `Chunk` always points at an initialized header of a live block
-        // (only `free` ends it, and it consumes the `Chunk`).
+        // SAFETY: a `Chunk` in use points at an initialized header of a live block:
+        // only `free` ends the block, and its caller promises that no copy of the
+        // `Chunk` is used afterwards.
         unsafe { self.0.as_ref() }
     }
 
