@@ -1,4 +1,6 @@
-//! Checkpoints: saving an arena's position and rewinding to it.
+//! Checkpoints of every face: the types (`Checkpoint`, `RewindError`, a scope's entry)
+//! and the `Ledger` that tells a stale checkpoint from a valid one. Each face takes and
+//! restores its own position (`Arena`'s in `arena/rewind.rs`).
 //!
 //! Rewinding takes `&mut Arena`, which proves no allocation is still borrowed, so a
 //! rewind can never free memory that is in use. What remains to check is that the
@@ -10,7 +12,7 @@
 //!   grown past its position again.
 //!
 //! The second check works on checkpoint serial numbers. Every checkpoint gets a serial
-//! greater than all before it (an [`Arena`] takes its epoch, see `Arena::epoch`; the
+//! greater than all before it (an [`Arena`](crate::Arena) takes its epoch, see `Arena::epoch`; the
 //! other arenas count). A rewind to a checkpoint with serial `s`, taken when the last serial handed
 //! out was `t`, invalidates exactly the checkpoints with serials in `s + 1 ..= t` (the
 //! ones taken after the target); a reset invalidates `1 ..= t`. A checkpoint with serial
@@ -22,12 +24,10 @@ use core::cell::Cell;
 use core::fmt;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::arena::Arena;
-use crate::backing::BackingAllocator;
 use crate::chunk::Chunk;
 
-/// An arena's position, as [`Arena::checkpoint`] saw it. Cheap to copy; rewinding to it
-/// with [`Arena::rewind`] frees everything allocated after it.
+/// An arena's position, as [`Arena::checkpoint`](crate::Arena::checkpoint) saw it. Cheap to copy; rewinding to it
+/// with [`Arena::rewind`](crate::Arena::rewind) frees everything allocated after it.
 ///
 /// ```
 /// let mut arena = bumpdown::Arena::new();
@@ -68,7 +68,7 @@ pub(crate) struct RawCheckpoint {
     pub(crate) serial: u64,
 }
 
-/// Where a scope of an [`Arena`] began, in two words. The arena's epoch is a
+/// Where a scope of an [`Arena`](crate::Arena) began, in two words. The arena's epoch is a
 /// `RawCheckpoint`'s `serial`, and it stamps each chunk when it becomes current, so it
 /// also finds the chunk (`Arena::chunk_at_epoch`). A scope's entry reads and its exit compares these
 /// two words only, and the unwind guard of a closure scope keeps them in registers.
@@ -80,7 +80,7 @@ pub(crate) struct ScopeEntry {
     pub(crate) epoch: u64,
 }
 
-/// Why [`Arena::try_rewind`] refused a checkpoint.
+/// Why [`Arena::try_rewind`](crate::Arena::try_rewind) refused a checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RewindError {
@@ -242,138 +242,6 @@ impl Ledger {
         let id = NEXT_ARENA_ID.fetch_add(1, Ordering::Relaxed);
         self.id.set(id);
         id
-    }
-}
-
-impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
-    /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
-    /// allocated after it; allocations made before it stay.
-    pub fn checkpoint(&self) -> Checkpoint {
-        // A scope that sees this checkpoint taken must mark it stale on exit: that is its
-        // slow path, which a new epoch selects. The new epoch is also the serial.
-        self.bump_epoch();
-        self.ledger.checkpoint_stamped(self.raw_checkpoint())
-    }
-
-    /// Frees everything allocated after `checkpoint` and returns the arena to where it
-    /// was then. Chunks taken since are kept for reuse; out-of-band chunks taken since go
-    /// back to the backing allocator. Safe: `&mut self` proves no allocation is borrowed.
-    ///
-    /// # Panics
-    /// If the checkpoint is from another arena, or stale (the arena was reset or rewound
-    /// to an older checkpoint since). See [`try_rewind`](Arena::try_rewind).
-    ///
-    /// ```
-    /// let mut arena = bumpdown::Arena::new();
-    /// let cp = arena.checkpoint();
-    /// for round in 0..3 {
-    ///     let v = arena.alloc_slice_fill_copy(1000, round);
-    ///     assert_eq!(v[999], round);
-    ///     arena.rewind(cp); // the same checkpoint, again and again
-    /// }
-    /// assert_eq!(arena.stats().used, 0);
-    /// ```
-    #[track_caller]
-    pub fn rewind(&mut self, checkpoint: Checkpoint) {
-        if let Err(err) = self.try_rewind(checkpoint) {
-            panic!("bumpdown: cannot rewind: {err}");
-        }
-    }
-
-    /// Like [`rewind`](Arena::rewind), returning an error for a foreign or stale
-    /// checkpoint (and leaving the arena untouched).
-    ///
-    /// ```
-    /// use bumpdown::{Arena, RewindError};
-    /// let mut arena = Arena::new();
-    /// let cp = arena.checkpoint();
-    /// arena.reset();
-    /// assert_eq!(arena.try_rewind(cp), Err(RewindError::StaleCheckpoint));
-    /// let other = Arena::new();
-    /// assert_eq!(arena.try_rewind(other.checkpoint()), Err(RewindError::ForeignCheckpoint));
-    /// ```
-    pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
-        // SAFETY: `&mut self`: nothing allocated is borrowed.
-        unsafe { self.rewind_unborrowed(checkpoint, 0) }
-    }
-
-    /// Checks `checkpoint` (from this arena, not stale, taken after serial `after`) and
-    /// rewinds to it.
-    ///
-    /// # Safety
-    /// No allocation made after the checkpoint is in use, and nothing else allocates from
-    /// the arena while this runs.
-    pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
-        self.ledger.rewind_to(&checkpoint, after)?;
-        // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
-        // arena and every change since only moved forward from it (the lineage check).
-        unsafe { self.restore(checkpoint.raw) };
-        Ok(())
-    }
-
-    /// The position now, where a scope starts. (An arena with no current chunk has no
-    /// spare one either, see the chunk-list invariant: a scope on it takes a chunk once,
-    /// and its exit leaves that chunk current.)
-    #[inline(always)]
-    pub(crate) fn scope_entry(&self) -> ScopeEntry {
-        ScopeEntry { top: self.top(), epoch: self.epoch.get() }
-    }
-
-    /// The position now, stamped with the epoch.
-    #[inline(always)]
-    pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: self.current.get(), top: self.top(), serial: self.epoch.get() }
-    }
-
-    /// Returns to a scope's entry position and marks the checkpoints taken inside the
-    /// scope stale. The usual case (the epoch did not move: only `top` did) is inline;
-    /// the rest is out of line, with the entry passed in registers.
-    ///
-    /// # Safety
-    /// As for [`restore`](Arena::restore).
-    #[inline(always)]
-    pub(crate) unsafe fn exit_scope(&self, entry: ScopeEntry) {
-        if !crate::poison::ACTIVE && self.epoch.get() == entry.epoch {
-            self.mark_low();
-            self.top.set(entry.top);
-        } else {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.exit_scope_slow(entry) }
-        }
-    }
-
-    /// `exit_scope` for any case, out of line.
-    ///
-    /// # Safety
-    /// As for [`restore`](Arena::restore).
-    #[inline(always)]
-    pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
-        // SAFETY: forwarded from the caller.
-        let (top, epoch) = unsafe { self.exit_scope_outlined(entry) };
-        // The callee left these values in these fields; storing them again here tells
-        // the compiler what they are after either way out of a scope, so that a loop
-        // of scopes keeps them in registers instead of reloading them at each entry.
-        self.top.set(top);
-        self.epoch.set(epoch);
-    }
-
-    /// `exit_scope_slow`'s body; returns the arena's `top` and `epoch` after it.
-    ///
-    /// # Safety
-    /// As for [`restore`](Arena::restore).
-    #[cold]
-    #[inline(never)]
-    unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
-        let ScopeEntry { top, epoch } = entry;
-        if self.epoch.get() != epoch {
-            // Something beyond the bump pointer changed; checkpoints taken inside the
-            // scope (if any) die with it.
-            self.ledger.exit(epoch);
-        }
-        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, serial: epoch };
-        // SAFETY: forwarded from the caller.
-        unsafe { self.restore(cp) };
-        (self.top.get(), self.epoch.get())
     }
 }
 

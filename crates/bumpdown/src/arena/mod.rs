@@ -1,6 +1,7 @@
 //! The `Arena` type: its fields, its bump pointer (a `Cursor` of `engine.rs`), chunk
 //! management, the slow path, reset and stats. The typed allocation methods are written
-//! once in `typed.rs`; the checkpoints and scopes are in `checkpoint.rs` and `scope.rs`.
+//! once in `typed.rs`; saving and rewinding the position and a scope's entry and exit are
+//! in `rewind.rs`, the scope handle in `scope.rs`.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
@@ -18,6 +19,8 @@ use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::stats::Stats;
 use crate::typed::prelude::*;
+
+mod rewind;
 
 /// Size of the first regular chunk (a power of two; each chunk's block is this
 /// minus [`MALLOC_SLACK`], so that it and the backing allocator's own header fill

@@ -1,0 +1,140 @@
+//! The arena's side of checkpoints and scopes: saving its position, rewinding to it, and
+//! the entry and exit of a scope. The checkpoint types and their staleness bookkeeping
+//! (`Ledger`), which every face shares, are in `checkpoint.rs`.
+
+use crate::backing::BackingAllocator;
+use crate::checkpoint::{Checkpoint, RawCheckpoint, RewindError, ScopeEntry};
+
+use super::Arena;
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
+    /// allocated after it; allocations made before it stay.
+    pub fn checkpoint(&self) -> Checkpoint {
+        // A scope that sees this checkpoint taken must mark it stale on exit: that is its
+        // slow path, which a new epoch selects. The new epoch is also the serial.
+        self.bump_epoch();
+        self.ledger.checkpoint_stamped(self.raw_checkpoint())
+    }
+
+    /// Frees everything allocated after `checkpoint` and returns the arena to where it
+    /// was then. Chunks taken since are kept for reuse; out-of-band chunks taken since go
+    /// back to the backing allocator. Safe: `&mut self` proves no allocation is borrowed.
+    ///
+    /// # Panics
+    /// If the checkpoint is from another arena, or stale (the arena was reset or rewound
+    /// to an older checkpoint since). See [`try_rewind`](Arena::try_rewind).
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// let cp = arena.checkpoint();
+    /// for round in 0..3 {
+    ///     let v = arena.alloc_slice_fill_copy(1000, round);
+    ///     assert_eq!(v[999], round);
+    ///     arena.rewind(cp); // the same checkpoint, again and again
+    /// }
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    #[track_caller]
+    pub fn rewind(&mut self, checkpoint: Checkpoint) {
+        if let Err(err) = self.try_rewind(checkpoint) {
+            panic!("bumpdown: cannot rewind: {err}");
+        }
+    }
+
+    /// Like [`rewind`](Arena::rewind), returning an error for a foreign or stale
+    /// checkpoint (and leaving the arena untouched).
+    ///
+    /// ```
+    /// use bumpdown::{Arena, RewindError};
+    /// let mut arena = Arena::new();
+    /// let cp = arena.checkpoint();
+    /// arena.reset();
+    /// assert_eq!(arena.try_rewind(cp), Err(RewindError::StaleCheckpoint));
+    /// let other = Arena::new();
+    /// assert_eq!(arena.try_rewind(other.checkpoint()), Err(RewindError::ForeignCheckpoint));
+    /// ```
+    pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
+        // SAFETY: `&mut self`: nothing allocated is borrowed.
+        unsafe { self.rewind_unborrowed(checkpoint, 0) }
+    }
+
+    /// Checks `checkpoint` (from this arena, not stale, taken after serial `after`) and
+    /// rewinds to it.
+    ///
+    /// # Safety
+    /// No allocation made after the checkpoint is in use, and nothing else allocates from
+    /// the arena while this runs.
+    pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
+        self.ledger.rewind_to(&checkpoint, after)?;
+        // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
+        // arena and every change since only moved forward from it (the lineage check).
+        unsafe { self.restore(checkpoint.raw) };
+        Ok(())
+    }
+
+    /// The position now, where a scope starts. (An arena with no current chunk has no
+    /// spare one either, see the chunk-list invariant: a scope on it takes a chunk once,
+    /// and its exit leaves that chunk current.)
+    #[inline(always)]
+    pub(crate) fn scope_entry(&self) -> ScopeEntry {
+        ScopeEntry { top: self.top(), epoch: self.epoch.get() }
+    }
+
+    /// The position now, stamped with the epoch.
+    #[inline(always)]
+    pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
+        RawCheckpoint { chunk: self.current.get(), top: self.top(), serial: self.epoch.get() }
+    }
+
+    /// Returns to a scope's entry position and marks the checkpoints taken inside the
+    /// scope stale. The usual case (the epoch did not move: only `top` did) is inline;
+    /// the rest is out of line, with the entry passed in registers.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[inline(always)]
+    pub(crate) unsafe fn exit_scope(&self, entry: ScopeEntry) {
+        if !crate::poison::ACTIVE && self.epoch.get() == entry.epoch {
+            self.mark_low();
+            self.top.set(entry.top);
+        } else {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.exit_scope_slow(entry) }
+        }
+    }
+
+    /// `exit_scope` for any case, out of line.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[inline(always)]
+    pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
+        // SAFETY: forwarded from the caller.
+        let (top, epoch) = unsafe { self.exit_scope_outlined(entry) };
+        // The callee left these values in these fields; storing them again here tells
+        // the compiler what they are after either way out of a scope, so that a loop
+        // of scopes keeps them in registers instead of reloading them at each entry.
+        self.top.set(top);
+        self.epoch.set(epoch);
+    }
+
+    /// `exit_scope_slow`'s body; returns the arena's `top` and `epoch` after it.
+    ///
+    /// # Safety
+    /// As for [`restore`](Arena::restore).
+    #[cold]
+    #[inline(never)]
+    unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
+        let ScopeEntry { top, epoch } = entry;
+        if self.epoch.get() != epoch {
+            // Something beyond the bump pointer changed; checkpoints taken inside the
+            // scope (if any) die with it.
+            self.ledger.exit(epoch);
+        }
+        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, serial: epoch };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.restore(cp) };
+        (self.top.get(), self.epoch.get())
+    }
+}
