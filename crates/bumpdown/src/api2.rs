@@ -19,7 +19,7 @@ macro_rules! impl_allocator {
     ($allocator:path, $error:path) => {
         impl_allocator!($allocator, $error, [const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>);
         #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
-        impl_allocator!($allocator, $error, [const MIN_ALIGN: usize] crate::VmArena<MIN_ALIGN>);
+        impl_allocator!($allocator, $error, [const MIN_ALIGN: usize] crate::vm::VmArena<MIN_ALIGN>);
     };
     ($allocator:path, $error:path, [$($generics:tt)*] $arena:ty) => {
         // SAFETY: blocks come from the arena and stay valid until it is reset or dropped,

@@ -214,7 +214,7 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
     ///     assert_eq!(s.stats().used, 8);
     /// });
     /// ```
-    pub fn stats(&self) -> crate::Stats {
+    pub fn stats(&self) -> crate::stats::Stats {
         self.sync_to_arena();
         self.arena.stats()
     }
@@ -376,7 +376,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> ScopeGuard<'_, MIN_ALIGN, A> {
     /// Rewinds to a checkpoint taken since this guard began; see [`Bump`](crate::Bump).
-    pub(crate) fn try_rewind_guarded(&mut self, checkpoint: crate::Checkpoint) -> Result<(), crate::RewindError> {
+    pub(crate) fn try_rewind_guarded(
+        &mut self,
+        checkpoint: crate::checkpoint::Checkpoint,
+    ) -> Result<(), crate::checkpoint::RewindError> {
         // SAFETY: allocations through the guard borrow it, so `&mut self` proves none is
         // in use; those made before the guard are protected by refusing checkpoints
         // older than its entry; a nested guard would borrow this one mutably.

@@ -238,7 +238,7 @@ impl<'a> String<'a> {
     }
 
     /// Like [`reserve`](String::reserve), returning an error instead of panicking.
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), crate::AllocError> {
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), crate::error::AllocError> {
         self.vec.try_reserve(additional)
     }
 
