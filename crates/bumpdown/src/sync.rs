@@ -90,9 +90,10 @@ struct SharedChunk {
 /// lines.
 #[repr(align(128))]
 struct Lane {
-    // INVARIANT: `window` is the sentinel or the header of a window (a block of
-    // `header.size` bytes, aligned to WINDOW_ALIGN, with `bottom = start +
-    // WINDOW_HEADER` and `end = start + size`) inside a chunk of this arena's list,
+    // INVARIANT: `window` is the lane's sentinel (`empty_shared(i)` for lane `i`) or the
+    // header of a window (a block of `header.size` bytes, aligned to WINDOW_ALIGN, with
+    // `bottom = start + WINDOW_HEADER` and `end = start + size`) inside a chunk of this
+    // arena's list,
     // published with `Release` after its header was written. It is replaced only with
     // the arena's lock held, or by `reset` (`&mut`).
     window: AtomicPtr<SharedChunk>,
@@ -142,25 +143,50 @@ fn lane_index() -> usize {
 const WORD: usize = 8;
 
 /// A chunk of no bytes: every request fails on it, so an empty arena needs no
-/// "has a chunk yet?" branch.
+/// "has a chunk yet?" branch. One per lane, each on its own pair of cache lines, and one
+/// more for `current` and the handles: a lane without a window still takes one atomic
+/// step on its sentinel's `top`, and with one sentinel per lane, threads (of any
+/// `SyncArena` in the process) contend on a sentinel only as much as they do on a lane.
+#[repr(align(128))]
 struct Sentinel(SharedChunk);
 // SAFETY: the sentinel's only mutable field is the atomic `top`. The fast path's
-// `fetch_sub` does write it (a lane that has no window yet bumps the sentinel), which is
+// `fetch_sub` does write it (a lane that has no window yet bumps its sentinel), which is
 // sound for an atomic; with `bottom == end == 0` no value of `top` ever fits a request
 // (see `SharedChunk::bump`), so nothing is handed out of it. Its raw pointers are null
 // and never dereferenced.
 unsafe impl Sync for Sentinel {}
-static EMPTY: Sentinel = Sentinel(SharedChunk {
-    top: AtomicUsize::new(0),
-    bottom: 0,
-    end: 0,
-    base: ptr::null_mut(),
-    size: 0,
-    prev: ptr::null_mut(),
-});
+static EMPTY: [Sentinel; LANES + 1] = [const {
+    Sentinel(SharedChunk {
+        top: AtomicUsize::new(0),
+        bottom: 0,
+        end: 0,
+        base: ptr::null_mut(),
+        size: 0,
+        prev: ptr::null_mut(),
+    })
+}; LANES + 1];
 
-const fn empty_shared() -> *mut SharedChunk {
-    ptr::addr_of!(EMPTY.0).cast_mut()
+/// The sentinel of lane `i`, or (`i == LANES`) of `current` and of a handle without a
+/// window.
+const fn empty_shared(i: usize) -> *mut SharedChunk {
+    ptr::addr_of!(EMPTY[i].0).cast_mut()
+}
+
+/// Whether `p` is one of the sentinels.
+fn is_empty_shared(p: *const SharedChunk) -> bool {
+    let first = EMPTY.as_ptr().addr();
+    (first..first + core::mem::size_of_val(&EMPTY)).contains(&p.addr())
+}
+
+/// The lanes of an arena without windows: each at its own sentinel.
+const fn empty_lanes() -> [Lane; LANES] {
+    let mut lanes = [const { Lane { window: AtomicPtr::new(ptr::null_mut()) } }; LANES];
+    let mut i = 0;
+    while i < LANES {
+        lanes[i] = Lane { window: AtomicPtr::new(empty_shared(i)) };
+        i += 1;
+    }
+    lanes
 }
 
 impl SharedChunk {
@@ -240,8 +266,8 @@ struct Books {
 /// assert_eq!(total, (0..4000).sum());
 /// ```
 pub struct SyncArena<A: BackingAllocator = Global> {
-    // INVARIANT: `current` is the sentinel or a regular chunk of the list in `books`,
-    // published with `Release` after its header was written. Every chunk in the list
+    // INVARIANT: `current` is the sentinel `empty_shared(LANES)` or a regular chunk of
+    // the list in `books`, published with `Release` after its header was written. Every chunk in the list
     // stays allocated until `reset` or drop (both `&mut self`).
     current: AtomicPtr<SharedChunk>,
     /// Windows of the current chunks, one per lane; threads are dealt lanes by
@@ -296,9 +322,9 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// An empty arena that takes its chunks from `alloc`.
     pub const fn new_in(alloc: A) -> Self {
         SyncArena {
-            current: AtomicPtr::new(empty_shared()),
+            current: AtomicPtr::new(empty_shared(LANES)),
             // No lane has a window yet.
-            lanes: [const { Lane { window: AtomicPtr::new(empty_shared()) } }; LANES],
+            lanes: empty_lanes(),
             books: Mutex::new(Books { newest: ptr::null_mut(), next_size: FIRST_CHUNK, held: 0, chunks: 0 }),
             alloc,
         }
@@ -338,7 +364,7 @@ impl<A: BackingAllocator> SyncArena<A> {
             top: Cell::new(empty),
             bottom: Cell::new(empty),
             end: Cell::new(empty),
-            source: Cell::new(empty_shared()),
+            source: Cell::new(empty_shared(LANES)),
             next_window: Cell::new(FIRST_WINDOW),
             shared: self,
         }
@@ -365,9 +391,7 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// ```
     pub fn reset(&mut self) {
         // The windows live in the chunks freed or emptied below.
-        for lane in &mut self.lanes {
-            *lane.window.get_mut() = empty_shared();
-        }
+        self.lanes = empty_lanes();
         let current = *self.current.get_mut();
         let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
         let mut cursor = books.newest;
@@ -404,7 +428,7 @@ impl<A: BackingAllocator> SyncArena<A> {
     pub fn check_invariants(&self) {
         let books = self.books.lock().unwrap_or_else(PoisonError::into_inner);
         let current = self.current.load(Ordering::Acquire);
-        let (mut held, mut chunks, mut current_seen) = (0, 0, current == empty_shared());
+        let (mut held, mut chunks, mut current_seen) = (0, 0, is_empty_shared(current));
         let mut ranges = Vec::new();
         let mut cursor = books.newest;
         while !cursor.is_null() {
@@ -429,7 +453,7 @@ impl<A: BackingAllocator> SyncArena<A> {
         assert_eq!((held, chunks), (books.held, books.chunks), "the books are out of sync with the list");
         for lane in &self.lanes {
             let window = lane.window.load(Ordering::Acquire);
-            if window == empty_shared() {
+            if is_empty_shared(window) {
                 continue;
             }
             // SAFETY: a window in a live chunk (the lane's invariant).
@@ -629,7 +653,8 @@ pub struct LocalArena<'a, A: BackingAllocator = Global> {
     // INVARIANT: `top` and `bottom` obey the `Arena` bump pointer invariant for the
     // window `bottom..end` (a block of the shared arena, aligned to CHUNK_ALIGN, carved
     // from chunk `source`), or all three are the `EMPTY` sentinel of `arena.rs` and
-    // `source` is this module's sentinel. `top..end` holds this handle's allocations.
+    // `source` is this module's sentinel `empty_shared(LANES)`. `top..end` holds this
+    // handle's allocations.
     top: Cell<*mut u8>,
     bottom: Cell<*mut u8>,
     end: Cell<*mut u8>,
@@ -669,7 +694,7 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
         self.top.set(empty);
         self.bottom.set(empty);
         self.end.set(empty);
-        self.source.set(empty_shared());
+        self.source.set(empty_shared(LANES));
     }
 
     /// Panics, printing the addresses involved, if the handle's window breaks an
@@ -685,7 +710,7 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
     pub fn check_invariants(&self) {
         let (top, bottom, end) = (self.top.get().addr(), self.limit(), self.far_end());
         let source = self.source.get();
-        if source == empty_shared() {
+        if is_empty_shared(source) {
             let empty = empty_chunk().addr();
             assert!(
                 top == empty && bottom == empty && end == empty,
