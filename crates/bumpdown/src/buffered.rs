@@ -6,12 +6,12 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ops::Deref;
 
+use crate::alloc_api::prelude::*;
 use crate::arena::Arena;
 use crate::backing::{BackingAllocator, Global};
-use crate::bump::Bump;
+use crate::bump_trait::Bump;
 use crate::checkpoint::{Checkpoint, RewindError};
 use crate::scope::{Scope, ScopeGuard};
-use crate::typed::prelude::*;
 
 /// An [`Arena`] whose first chunk is a buffer you lend it; see [`Arena::with_buffer`].
 /// Derefs to the arena for allocating; the methods that need `&mut Arena` are here.

@@ -3,7 +3,7 @@
 //! A face (`Arena`, the scope handle, `FixedArena`, `VmArena`, a `SyncArena`'s
 //! `LocalArena`) is a [`Cursor`]: a bump pointer, the limit it may move to, and one
 //! slow-path call for when a request does not fit. The engine turns that into
-//! everything the typed API (`typed.rs`) and the allocator traits need, for either
+//! everything the typed API (`alloc_api.rs`) and the allocator traits need, for either
 //! direction:
 //!
 //! * **down** (`UP = false`): the free range is `limit..cursor` and blocks are taken from
@@ -254,7 +254,7 @@ pub(crate) unsafe trait Cursor {
     }
 }
 
-/// Where the typed API (`typed.rs`) gets its memory: the fast paths, the slow path, and
+/// Where the typed API (`alloc_api.rs`) gets its memory: the fast paths, the slow path, and
 /// the growing and shrinking of array blocks (`alloc_iter`).
 pub(crate) trait Engine {
     /// Where a `T` (not zero-sized) goes if it fits the fast path; the block is not yet

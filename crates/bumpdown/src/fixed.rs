@@ -11,11 +11,11 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 use core::ops::Deref;
 
+use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
-use crate::bump::Bump;
+use crate::bump_trait::Bump;
 use crate::bumping::{self, round_down, round_up, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
-use crate::typed::prelude::*;
 
 /// A bump arena over a caller's buffer, with the same allocation API as
 /// [`Arena`](crate::Arena).
@@ -167,7 +167,7 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     pub fn scope_guard(&mut self) -> FixedScopeGuard<'_, 'buf, MIN_ALIGN> {
         FixedScopeGuard { entry: self.raw_checkpoint(), arena: self }
     }
-    crate::typed::alloc_api!('_);
+    crate::alloc_api::alloc_api!('_);
 }
 
 // SAFETY: the struct's invariant is the trait's (down): `bottom..top` is the free part of

@@ -61,6 +61,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod alloc_api;
 #[cfg(any(
     feature = "allocator-api2",
     feature = "allocator-api2-03",
@@ -73,7 +74,7 @@ mod arena;
 mod asan;
 mod backing;
 mod buffered;
-mod bump;
+mod bump_trait;
 #[doc(hidden)]
 pub mod bumping;
 mod checkpoint;
@@ -93,14 +94,13 @@ mod scratch;
 mod stats;
 #[cfg(feature = "std")]
 mod sync;
-mod typed;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod vm;
 
 pub use crate::arena::Arena;
 pub use crate::backing::{BackingAllocator, Global};
 pub use crate::buffered::BufferArena;
-pub use crate::bump::Bump;
+pub use crate::bump_trait::Bump;
 pub use crate::checkpoint::{Checkpoint, RewindError};
 pub use crate::error::{AllocError, AllocErrorKind};
 pub use crate::fixed::{FixedArena, FixedScopeGuard};

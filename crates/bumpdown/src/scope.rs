@@ -19,10 +19,10 @@
 use core::marker::PhantomData;
 use core::ops::Deref;
 
+use crate::alloc_api::prelude::*;
 use crate::arena::Arena;
 use crate::backing::{BackingAllocator, Global};
 use crate::checkpoint::ScopeEntry;
-use crate::typed::prelude::*;
 
 /// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
 /// arena's whole allocation API, and what it allocates lives for the scope, `'s`.
@@ -229,7 +229,7 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         result
     }
 
-    crate::typed::alloc_api!('s);
+    crate::alloc_api::alloc_api!('s);
 }
 
 // SAFETY: the handle's `top` and `bottom` are the arena's bump pointers while the scope

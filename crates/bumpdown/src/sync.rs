@@ -27,10 +27,10 @@ use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::vec::Vec;
 
+use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{self, round_down, CHUNK_ALIGN, MIN_BOTTOM};
-use crate::typed::prelude::*;
 
 /// Size of a shared chunk's first allocation from the backing allocator; they double
 /// from there up to `MAX_CHUNK`.
@@ -93,9 +93,8 @@ struct Lane {
     // INVARIANT: `window` is the lane's sentinel (`empty_shared(i)` for lane `i`) or the
     // header of a window (a block of `header.size` bytes, aligned to WINDOW_ALIGN, with
     // `bottom = start + WINDOW_HEADER` and `end = start + size`) inside a chunk of this
-    // arena's list,
-    // published with `Release` after its header was written. It is replaced only with
-    // the arena's lock held, or by `reset` (`&mut`).
+    // arena's list, published with `Release` after its header was written. It is
+    // replaced only with the arena's lock held, or by `reset` (`&mut`).
     window: AtomicPtr<SharedChunk>,
 }
 
@@ -354,7 +353,7 @@ impl<A: BackingAllocator> SyncArena<A> {
         Ok(arena)
     }
 
-    crate::typed::alloc_api!('_);
+    crate::alloc_api::alloc_api!('_);
 
     /// A handle for one thread that bumps windows of this arena without atomics; see
     /// [`LocalArena`].
@@ -652,7 +651,7 @@ impl<A: BackingAllocator> fmt::Debug for SyncArena<A> {
 pub struct LocalArena<'a, A: BackingAllocator = Global> {
     // INVARIANT: `top` and `bottom` obey the `Arena` bump pointer invariant for the
     // window `bottom..end` (a block of the shared arena, aligned to CHUNK_ALIGN, carved
-    // from chunk `source`), or all three are the `EMPTY` sentinel of `arena.rs` and
+    // from chunk `source`), or all three are the `EMPTY` sentinel of `arena/mod.rs` and
     // `source` is this module's sentinel `empty_shared(LANES)`. `top..end` holds this
     // handle's allocations.
     top: Cell<*mut u8>,
@@ -730,7 +729,7 @@ impl<'a, A: BackingAllocator> LocalArena<'a, A> {
         );
     }
 
-    crate::typed::alloc_api!('a);
+    crate::alloc_api::alloc_api!('a);
 }
 
 // SAFETY: the struct's invariant is the trait's (down): `bottom..top` is the free part

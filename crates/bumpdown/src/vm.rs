@@ -13,13 +13,13 @@ use core::cell::{Cell, OnceCell};
 use core::fmt;
 use core::ops::Deref;
 
-use crate::bump::Bump;
+use crate::alloc_api::prelude::*;
+use crate::bump_trait::Bump;
 use crate::bumping::{round_down, round_up, MAX_END};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 use crate::os::{self, PAGE};
 use crate::populate::Populator;
 use crate::stats::Stats;
-use crate::typed::prelude::*;
 
 /// Transparent huge page size on x86_64 and aarch64 (4 KiB base pages).
 const HUGE_PAGE: usize = 2 << 20;
@@ -731,7 +731,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         self.populator.get_or_init(|| Populator::start(self.base_addr(), BACKGROUND_PIECE)).as_ref()
     }
 
-    crate::typed::alloc_api!('_);
+    crate::alloc_api::alloc_api!('_);
 }
 
 // SAFETY: the struct's invariant is the trait's (up): `top..committed` is free, readable

@@ -1,6 +1,6 @@
 //! The `Arena` type: its fields, its bump pointer (a `Cursor` of `engine.rs`), chunk
 //! management, the slow path, reset and stats. The typed allocation methods are written
-//! once in `typed.rs`; saving and rewinding the position and a scope's entry and exit are
+//! once in `alloc_api.rs`; saving and rewinding the position and a scope's entry and exit are
 //! in `rewind.rs`, the scope handle in `scope.rs`.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
@@ -11,6 +11,7 @@ use core::cell::Cell;
 use core::fmt;
 use core::ptr::{self, NonNull};
 
+use crate::alloc_api::prelude::*;
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
@@ -18,7 +19,6 @@ use crate::chunk::{chunk_size_for, Chunk, HEADER_SIZE};
 use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::stats::Stats;
-use crate::typed::prelude::*;
 
 mod rewind;
 
@@ -152,7 +152,7 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<MIN_ALIGN, A> {}
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
-    crate::typed::alloc_api!('_);
+    crate::alloc_api::alloc_api!('_);
 
     /// Allocates a block for `layout`, filled with zeros.
     ///

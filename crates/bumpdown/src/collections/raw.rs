@@ -1,9 +1,9 @@
 //! `ArenaAllocator`: the four block operations a collection needs, implemented by every
 //! arena type.
 //!
-//! `Arena` already has them (`realloc.rs`); a `Scope` hands its bump pointer to its arena
-//! for the call and takes it back; a `FixedArena` has its own short versions (no chunks,
-//! no out-of-band blocks). The guards forward to what they deref to.
+//! Every face that is a `Cursor` (`engine.rs`: `Arena`, `FixedArena`, `VmArena`,
+//! `LocalArena`) already has them, written once there; a `Scope` hands its bump pointer
+//! to its arena for the call and takes it back. The guards forward to what they deref to.
 
 use core::alloc::Layout;
 use core::ptr::NonNull;

@@ -250,7 +250,7 @@ macro_rules! alloc_api {
         match self.try_alloc_fmt(args) {
             Ok(s) => s,
             Err(err) => {
-                let len = $crate::typed::formatted_len(args).unwrap_or(usize::MAX);
+                let len = $crate::alloc_api::formatted_len(args).unwrap_or(usize::MAX);
                 alloc_failed(len, 1, err)
             }
         }
@@ -266,9 +266,9 @@ macro_rules! alloc_api {
         if let Some(s) = args.as_str() {
             return self.try_alloc_str(s);
         }
-        let len = $crate::typed::formatted_len(args).expect("a Display implementation returned an error");
+        let len = $crate::alloc_api::formatted_len(args).expect("a Display implementation returned an error");
         let buf = self.try_alloc_uninit_slice::<u8>(len)?;
-        let text = $crate::typed::format_into(buf, args);
+        let text = $crate::alloc_api::format_into(buf, args);
         Ok(text)
     }
 
