@@ -1,12 +1,12 @@
-//! The bump arithmetic (`bumpdown::bumping`) against models in `u128`, which cannot
-//! overflow: every fast function must give exactly the answer of the checked model
+//! The bump arithmetic (`bumpdown::bumping`: down, up and shared) against models in
+//! `u128` or checked arithmetic, which cannot overflow: every fast function must give exactly the answer of the checked model
 //! whenever its documented preconditions hold.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::bumping::{
-    bump, bump_array, bump_checked, bump_small, bump_up, bump_up_array, bump_up_small, round_down, round_up,
-    CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
+    bump, bump_array, bump_checked, bump_fetched, bump_shared, bump_small, bump_up, bump_up_array, bump_up_small,
+    round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -107,6 +107,20 @@ fn check(raw: Raw) {
         model_up(top, end, total, align, min_align),
         "bump_up_array"
     );
+
+    // Shared ranges as `SyncArena` makes them: bottom <= end, bottom a multiple of its
+    // word; `top` anywhere (a failed `fetch_sub` leaves it out of range, even wrapped).
+    let word = 8;
+    let bottom = round_down(pick(raw.a, raw.mode >> 4), word);
+    let end = bottom.saturating_add(span);
+    let top = pick(raw.b, raw.mode);
+    let in_range = bottom <= top && top <= end;
+    let word_size = size.div_ceil(word).saturating_mul(word);
+    let fetched = (in_range && top - bottom >= word_size).then(|| top - word_size);
+    assert_eq!(bump_fetched(top, bottom, end, word_size), fetched, "bump_fetched({top:#x}, {bottom:#x}, {end:#x})");
+    let shared =
+        (in_range && top - bottom >= size).then(|| round_down(top - size, align.max(word))).filter(|&p| p >= bottom);
+    assert_eq!(bump_shared(top, bottom, end, size, align, word), shared, "bump_shared({top:#x}, {size}, {align})");
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -20,7 +20,7 @@
 pub(crate) mod prelude {
     pub(crate) use super::{unwrap_or_fail, zst};
     pub(crate) use crate::engine::{Cursor, Engine};
-    pub(crate) use crate::error::{alloc_failed, AllocError};
+    pub(crate) use crate::error::{alloc_failed, block_or_panic, AllocError};
     pub(crate) use core::alloc::Layout;
     pub(crate) use core::mem::{self, align_of, size_of, MaybeUninit};
     pub(crate) use core::ptr::{self, NonNull};

@@ -214,6 +214,43 @@ pub fn bump_up_array(
     Some(start)
 }
 
+// ----- Bumping down with atomics: `SyncArena` --------------------------------------------
+//
+// A shared chunk's `top` is an atomic that many threads subtract from. Its range
+// `bottom..end` promises `bottom <= end` and `bottom % word == 0`; `top` may be anywhere
+// (a failed `fetch_sub` leaves it below `bottom`, even wrapped), so these functions check
+// the range themselves.
+
+/// The start of a block of `size` bytes (already a multiple of the chunk's word) taken
+/// by a `fetch_sub(size)` that returned `old`, or `None` when the block did not fit (the
+/// subtraction then only moved `top` out of range, where every later one fails too).
+///
+/// One wrapping subtraction and two comparisons: a `top` outside `bottom..=end` makes
+/// the wrapping difference leave the range too.
+#[inline(always)]
+pub fn bump_fetched(old: usize, bottom: usize, end: usize, size: usize) -> Option<usize> {
+    debug_assert!(bottom <= end);
+    let avail = old.wrapping_sub(bottom);
+    if avail >= size && avail <= end - bottom {
+        // `old - size >= bottom`: no wrap.
+        Some(old - size)
+    } else {
+        None
+    }
+}
+
+/// For a compare-and-swap loop: the new `top` (the block's start) for `size` bytes
+/// aligned to `align.max(word)` below a `top` read from the atomic, or `None` if they do
+/// not fit (or `top` is out of range).
+#[inline]
+pub fn bump_shared(top: usize, bottom: usize, end: usize, size: usize, align: usize, word: usize) -> Option<usize> {
+    if top < bottom || top > end || size > top - bottom {
+        return None;
+    }
+    let new_top = round_down(top - size, align.max(word));
+    (new_top >= bottom).then_some(new_top)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -305,5 +342,22 @@ mod tests {
             }
         }
         assert_eq!(bump_up_array(B, end, usize::MAX, 8, 8, 1), None);
+    }
+
+    /// The atomic helpers agree with a checked model, for `top` anywhere (a failed
+    /// `fetch_sub` leaves it below the range, wrapped or not).
+    #[test]
+    fn shared_bumps_agree_with_a_model() {
+        let (bottom, end, word) = (B, B + 4096, 8);
+        for top in [0, 1, B - 8, B, B + 8, B + 1000, end - 8, end, end + 8, usize::MAX - 7] {
+            for size in [8, 16, 64, 1000, 4096, 4104] {
+                let model = top.checked_sub(size).filter(|&s| s >= bottom && top <= end);
+                assert_eq!(bump_fetched(top, bottom, end, size), model, "fetched {top} {size}");
+                for align in [1, 8, 16, 64, 4096] {
+                    let want = model.map(|s| round_down(s, align.max(word))).filter(|&s| s >= bottom);
+                    assert_eq!(bump_shared(top, bottom, end, size, align, word), want, "shared {top} {size} {align}");
+                }
+            }
+        }
     }
 }

@@ -26,7 +26,7 @@ use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
 
 use crate::bumping::{self, round_up, MIN_BOTTOM};
-use crate::error::{alloc_failed, AllocError};
+use crate::error::{block_or_panic, AllocError};
 
 /// A bump pointer, its limit and its slow path: what a face provides.
 ///
@@ -71,10 +71,7 @@ pub(crate) unsafe trait Cursor {
     #[inline(never)]
     #[track_caller]
     fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
+        block_or_panic(self.alloc_slow(size, align), size, align)
     }
 
     /// Frees `ptr` if it is a block with a chunk of its own (out of band); returns

@@ -76,3 +76,18 @@ impl std::error::Error for AllocError {}
 pub(crate) fn alloc_failed(size: usize, align: usize, err: AllocError) -> ! {
     panic!("bumpdown: cannot allocate {size} bytes aligned to {align}: {err}")
 }
+
+/// A slow path's block, or the panic of `alloc_failed`: the way out of the plain
+/// methods' slow paths.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn block_or_panic(
+    result: Result<core::ptr::NonNull<u8>, AllocError>,
+    size: usize,
+    align: usize,
+) -> core::ptr::NonNull<u8> {
+    match result {
+        Ok(p) => p,
+        Err(err) => alloc_failed(size, align, err),
+    }
+}

@@ -56,6 +56,33 @@
 #![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 #![warn(missing_docs)]
 
+// How the crate is laid out: this file holds no logic, only the module map and the
+// re-exports. Read `engine.rs` first.
+//
+// The engine, written once for every face:
+//   bumping.rs    the bump arithmetic on plain addresses: down, up, shared (atomic); no unsafe
+//   engine.rs     `Cursor` (a face: bump pointer, limit, one slow path; its invariant) and
+//                 `Engine` (the fast paths, grow/shrink/free of the newest block)
+//   alloc_api.rs  the typed API (`alloc`, slices, strings, iterators, layouts), stamped
+//                 into each face's inherent impl by `alloc_api!` over `Engine`
+// The faces (each an `unsafe impl Cursor` with its slow path):
+//   arena/        `Arena`: fields and invariants, chunk lists, slow path, reset, limits,
+//                 stats (mod.rs); checkpoints, rewind, scope entry and exit (rewind.rs)
+//   scope.rs      `Scope` (the closure's branded handle) and `ScopeGuard`
+//   fixed.rs      `FixedArena` over a caller's buffer (no allocator)
+//   buffered.rs   `BufferArena`: a caller's buffer first, then heap chunks
+//   vm.rs         `VmArena`: one reservation, committed as it goes, bumping up
+//   sync.rs       `SyncArena` (lock-free lanes; implements `Engine` itself) and `LocalArena`
+//   scratch.rs    `scratch`: the current thread's arenas
+// What the faces share:
+//   chunk.rs      chunk headers and sizes      backing.rs  `BackingAllocator`, `Global`
+//   checkpoint.rs checkpoint types, `Ledger`   bump_trait.rs  the `Bump` trait
+//   error.rs      `AllocError`, the one panic  stats.rs    `Stats`
+//   os.rs         reserve/commit/release       populate.rs the page-populating thread
+//   poison.rs     the `poison` feature         asan.rs     AddressSanitizer annotations
+//   api2.rs       allocator-api2 and nightly `Allocator` impls
+//   collections/  `Box`, `Vec`, `String` in an arena (raw.rs: `ArenaAllocator`)
+
 #[cfg(feature = "alloc")]
 extern crate alloc;
 #[cfg(feature = "std")]

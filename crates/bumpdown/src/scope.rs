@@ -291,10 +291,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
     #[inline(always)]
     #[track_caller]
     fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.alloc_slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
+        block_or_panic(self.alloc_slow(size, align), size, align)
     }
 
     unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {

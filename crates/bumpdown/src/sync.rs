@@ -198,24 +198,11 @@ impl SharedChunk {
             // One `lock xadd`: never retried, however many threads bump at once.
             let size = bumping::round_up(size, WORD);
             let old = self.top.fetch_sub(size, Ordering::Relaxed);
-            // A `top` outside `bottom..=end` makes the wrapping difference leave the
-            // range too, so one pair of comparisons covers every case.
-            let avail = old.wrapping_sub(self.bottom);
-            return if avail >= size && avail <= self.end - self.bottom {
-                Some(self.base.with_addr(old - size))
-            } else {
-                None
-            };
+            return bumping::bump_fetched(old, self.bottom, self.end, size).map(|start| self.base.with_addr(start));
         }
         let mut top = self.top.load(Ordering::Relaxed);
         loop {
-            if top < self.bottom || top > self.end || size > top - self.bottom {
-                return None;
-            }
-            let new = round_down(top - size, align.max(WORD));
-            if new < self.bottom {
-                return None;
-            }
+            let new = bumping::bump_shared(top, self.bottom, self.end, size, align, WORD)?;
             match self.top.compare_exchange_weak(top, new, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => return Some(self.base.with_addr(new)),
                 Err(now) => top = now,
@@ -837,10 +824,7 @@ impl<A: BackingAllocator> Engine for SyncArena<A> {
     #[inline(never)]
     #[track_caller]
     fn slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        match self.slow(size, align) {
-            Ok(p) => p,
-            Err(err) => alloc_failed(size, align, err),
-        }
+        block_or_panic(self.slow(size, align), size, align)
     }
 
     /// Copies to a fresh block: another thread may have bumped past it, so nothing
