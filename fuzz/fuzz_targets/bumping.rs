@@ -117,10 +117,18 @@ fn check(raw: Raw) {
     let in_range = bottom <= top && top <= end;
     let word_size = size.div_ceil(word).saturating_mul(word);
     let fetched = (in_range && top - bottom >= word_size).then(|| top - word_size);
-    assert_eq!(bump_fetched(top, bottom, end, word_size), fetched, "bump_fetched({top:#x}, {bottom:#x}, {end:#x})");
+    assert_eq!(
+        bump_fetched(top, bottom, end - bottom, word_size),
+        fetched,
+        "bump_fetched({top:#x}, {bottom:#x}, {end:#x})"
+    );
     let shared =
         (in_range && top - bottom >= size).then(|| round_down(top - size, align.max(word))).filter(|&p| p >= bottom);
-    assert_eq!(bump_shared(top, bottom, end, size, align, word), shared, "bump_shared({top:#x}, {size}, {align})");
+    assert_eq!(
+        bump_shared(top, bottom, end - bottom, size, align, word),
+        shared,
+        "bump_shared({top:#x}, {size}, {align})"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {

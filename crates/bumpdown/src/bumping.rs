@@ -217,21 +217,22 @@ pub fn bump_up_array(
 // ----- Bumping down with atomics: `SyncArena` --------------------------------------------
 //
 // A shared chunk's `top` is an atomic that many threads subtract from. Its range
-// `bottom..end` promises `bottom <= end` and `bottom % word == 0`; `top` may be anywhere
+// `bottom..bottom + span` promises `bottom + span` does not overflow and
+// `bottom % word == 0`; `top` may be anywhere
 // (a failed `fetch_sub` leaves it below `bottom`, even wrapped), so these functions check
 // the range themselves.
 
 /// The start of a block of `size` bytes (already a multiple of the chunk's word) taken
-/// by a `fetch_sub(size)` that returned `old`, or `None` when the block did not fit (the
-/// subtraction then only moved `top` out of range, where every later one fails too).
+/// by a `fetch_sub(size)` that returned `old`, from the range `bottom..bottom + span`; or
+/// `None` when the block did not fit (the subtraction then only moved `top` out of
+/// range, where every later one fails too).
 ///
-/// One wrapping subtraction and two comparisons: a `top` outside `bottom..=end` makes
-/// the wrapping difference leave the range too.
+/// One wrapping subtraction and two comparisons: a `top` outside `bottom..=bottom + span`
+/// makes the wrapping difference exceed `span` too.
 #[inline(always)]
-pub fn bump_fetched(old: usize, bottom: usize, end: usize, size: usize) -> Option<usize> {
-    debug_assert!(bottom <= end);
-    let avail = old.wrapping_sub(bottom);
-    if avail >= size && avail <= end - bottom {
+pub fn bump_fetched(old: usize, bottom: usize, span: usize, size: usize) -> Option<usize> {
+    let available = old.wrapping_sub(bottom);
+    if available >= size && available <= span {
         // `old - size >= bottom`: no wrap.
         Some(old - size)
     } else {
@@ -240,15 +241,21 @@ pub fn bump_fetched(old: usize, bottom: usize, end: usize, size: usize) -> Optio
 }
 
 /// For a compare-and-swap loop: the new `top` (the block's start) for `size` bytes
-/// aligned to `align.max(word)` below a `top` read from the atomic, or `None` if they do
-/// not fit (or `top` is out of range).
-#[inline]
-pub fn bump_shared(top: usize, bottom: usize, end: usize, size: usize, align: usize, word: usize) -> Option<usize> {
-    if top < bottom || top > end || size > top - bottom {
+/// aligned to `align.max(word)` below a `top` read from the atomic, in the range
+/// `bottom..bottom + span`; `None` if they do not fit (or `top` is out of range).
+#[inline(always)]
+pub fn bump_shared(top: usize, bottom: usize, span: usize, size: usize, align: usize, word: usize) -> Option<usize> {
+    // As in `bump_fetched`: one comparison covers a `top` on either side of the range.
+    let available = top.wrapping_sub(bottom);
+    if available > span || size > available {
         return None;
     }
     let new_top = round_down(top - size, align.max(word));
-    (new_top >= bottom).then_some(new_top)
+    if new_top >= bottom {
+        Some(new_top)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -352,10 +359,14 @@ mod tests {
         for top in [0, 1, B - 8, B, B + 8, B + 1000, end - 8, end, end + 8, usize::MAX - 7] {
             for size in [8, 16, 64, 1000, 4096, 4104] {
                 let model = top.checked_sub(size).filter(|&s| s >= bottom && top <= end);
-                assert_eq!(bump_fetched(top, bottom, end, size), model, "fetched {top} {size}");
+                assert_eq!(bump_fetched(top, bottom, end - bottom, size), model, "fetched {top} {size}");
                 for align in [1, 8, 16, 64, 4096] {
                     let want = model.map(|s| round_down(s, align.max(word))).filter(|&s| s >= bottom);
-                    assert_eq!(bump_shared(top, bottom, end, size, align, word), want, "shared {top} {size} {align}");
+                    assert_eq!(
+                        bump_shared(top, bottom, end - bottom, size, align, word),
+                        want,
+                        "shared {top} {size} {align}"
+                    );
                 }
             }
         }

@@ -76,6 +76,8 @@ struct SharedChunk {
     top: AtomicUsize,
     bottom: usize,
     end: usize,
+    /// `end - bottom`, kept so that the fast path's range check reads one field.
+    span: usize,
     /// The chunk's block, with its provenance: allocations are made from it by address.
     base: *mut u8,
     /// The block's size (for a chunk, its layout is `size` bytes aligned to the header;
@@ -159,6 +161,7 @@ static EMPTY: [Sentinel; LANES + 1] = [const {
         top: AtomicUsize::new(0),
         bottom: 0,
         end: 0,
+        span: 0,
         base: ptr::null_mut(),
         size: 0,
         prev: ptr::null_mut(),
@@ -198,11 +201,11 @@ impl SharedChunk {
             // One `lock xadd`: never retried, however many threads bump at once.
             let size = bumping::round_up(size, WORD);
             let old = self.top.fetch_sub(size, Ordering::Relaxed);
-            return bumping::bump_fetched(old, self.bottom, self.end, size).map(|start| self.base.with_addr(start));
+            return bumping::bump_fetched(old, self.bottom, self.span, size).map(|start| self.base.with_addr(start));
         }
         let mut top = self.top.load(Ordering::Relaxed);
         loop {
-            let new = bumping::bump_shared(top, self.bottom, self.end, size, align, WORD)?;
+            let new = bumping::bump_shared(top, self.bottom, self.span, size, align, WORD)?;
             match self.top.compare_exchange_weak(top, new, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => return Some(self.base.with_addr(new)),
                 Err(now) => top = now,
@@ -422,7 +425,10 @@ impl<A: BackingAllocator> SyncArena<A> {
             let chunk = unsafe { &*cursor };
             let (start, top) = (chunk.base.addr(), chunk.top.load(Ordering::Relaxed));
             assert!(
-                start < chunk.bottom && chunk.bottom <= chunk.end && chunk.end <= start + chunk.size,
+                start < chunk.bottom
+                    && chunk.bottom <= chunk.end
+                    && chunk.end <= start + chunk.size
+                    && chunk.span == chunk.end - chunk.bottom,
                 "chunk {start:#x}: bottom {:#x} end {:#x} size {:#x}",
                 chunk.bottom,
                 chunk.end,
@@ -446,7 +452,10 @@ impl<A: BackingAllocator> SyncArena<A> {
             let w = unsafe { &*window };
             let start = w.base.addr();
             assert!(start % WINDOW_ALIGN == 0, "window {start:#x} misaligned");
-            assert!(w.bottom == start + WINDOW_HEADER && w.end == start + w.size, "window {start:#x}: bad bounds");
+            assert!(
+                w.bottom == start + WINDOW_HEADER && w.end == start + w.size && w.span == w.end - w.bottom,
+                "window {start:#x}: bad bounds"
+            );
             assert!(
                 ranges.iter().any(|&(bottom, end)| bottom <= start && w.end <= end),
                 "window {start:#x}..{:#x} outside every chunk",
@@ -493,6 +502,7 @@ impl<A: BackingAllocator> SyncArena<A> {
                 top: AtomicUsize::new(end),
                 bottom: start.addr() + WINDOW_HEADER,
                 end,
+                span: end - (start.addr() + WINDOW_HEADER),
                 base: start,
                 size: window_size,
                 prev: ptr::null_mut(),
@@ -592,7 +602,8 @@ fn new_chunk<A: BackingAllocator>(alloc: &A, size: usize) -> Result<*mut SharedC
     // SAFETY: the block is at least a header long (callers ask for more) and aligned
     // for it; we own it.
     unsafe {
-        chunk.write(SharedChunk { top: AtomicUsize::new(end), bottom, end, base, size, prev: ptr::null_mut() });
+        let span = end - bottom;
+        chunk.write(SharedChunk { top: AtomicUsize::new(end), bottom, end, span, base, size, prev: ptr::null_mut() });
     }
     Ok(chunk)
 }
