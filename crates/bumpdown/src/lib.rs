@@ -36,7 +36,10 @@
 //!
 //! # Features
 //! * `std` (default): [`scratch`], `VmArena` (on 64-bit Linux and macOS), and
-//!   `std::error::Error` for the error types. Implies `alloc`.
+//!   `std::error::Error` for the error types. Implies `alloc` and `os`.
+//! * `os`: the memory calls (`mmap`, ...) that `VmArena` and `bumpdown-global` share, in a
+//!   hidden module that is not a stable API; on its own it needs neither `std` nor an
+//!   allocator.
 //! * `alloc`: [`Global`] allocates from the global allocator, and [`Arena::new`] exists.
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
 //! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
@@ -56,7 +59,8 @@
 #![cfg_attr(bumpdown_asan, feature(cfg_sanitize))]
 #![warn(missing_docs)]
 
-#[cfg(feature = "alloc")]
+// Under Miri the OS layer's reservations are heap blocks (see `os`).
+#[cfg(any(feature = "alloc", all(miri, feature = "os")))]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
@@ -81,8 +85,9 @@ mod chunk;
 pub mod collections;
 mod error;
 mod fixed;
-#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
-mod os;
+#[cfg(all(feature = "os", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+#[doc(hidden)]
+pub mod os;
 mod poison;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod populate;
