@@ -23,8 +23,6 @@
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::bumping::{round_down, round_up};
-
 /// `VmArena`'s commit granule, **not** the page size: every address and length it passes
 /// to [`reserve`], [`commit`] and [`discard`] is a multiple of it. 16 KiB is a multiple of
 /// the page size of the usual systems (4 KiB on x86_64, 16 KiB on Apple silicon), so a
@@ -105,8 +103,11 @@ fn ask_page_size() -> usize {
 }
 
 /// The whole pages inside `start..start + len`, as a start and a length (0 when there is
-/// no whole page). The range must not wrap around the address space.
+/// no whole page). The range must not wrap around the address space. (Only the Linux
+/// hints need it.)
+#[cfg(all(target_os = "linux", not(miri)))]
 fn whole_pages(start: *mut u8, len: usize) -> (*mut u8, usize) {
+    use crate::bumping::{round_down, round_up};
     let page = page_size();
     // No overflow: the range lies in user address space, far below `usize::MAX - page`.
     let from = round_up(start.addr(), page);
@@ -352,6 +353,7 @@ mod tests {
         assert_eq!(page_size(), size);
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn whole_pages_shrink_to_page_boundaries() {
         let page = page_size();
