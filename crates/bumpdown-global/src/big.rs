@@ -103,7 +103,8 @@ pub unsafe fn realloc(p: *mut u8, old_size: usize, new_size: usize) -> *mut u8 {
     if old_len == new_len {
         return p;
     }
-    // SAFETY: `p` starts our mapping of exactly old_len bytes (invariant); MREMAP_MAYMOVE
+    // SAFETY: `p` starts our mapping of exactly old_len bytes (invariant: what `alloc`
+    // left mapped of an `os::map`, or an earlier `os::remap`), page-aligned; MREMAP_MAYMOVE
     // leaves it untouched on failure and otherwise hands back exactly new_len bytes with
     // the old contents, so the invariant holds for the result with `new_size`.
     match unsafe { os::remap(p, old_len, new_len) } {

@@ -230,8 +230,9 @@ pub unsafe fn unmap(start: *mut u8, len: usize) {
 /// end read as zero. Returns the new start, or `None` with the old mapping left intact.
 ///
 /// # Safety
-/// `start..start + old_len` is a whole mapping from [`map`], [`map_noreserve`] or
-/// [`remap`] (`start` page-aligned). On success it is not used afterwards.
+/// `start..start + old_len` (`start` page-aligned) is all that is mapped of a mapping from
+/// [`map`], [`map_noreserve`] or [`remap`]: the whole of it, or what is left once the rest
+/// was unmapped. On success it is not used afterwards.
 #[cfg(target_os = "linux")]
 pub unsafe fn remap(start: *mut u8, old_len: usize, new_len: usize) -> Option<NonNull<u8>> {
     #[cfg(not(miri))]
