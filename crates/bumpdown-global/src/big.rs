@@ -18,8 +18,11 @@
 use core::alloc::Layout;
 use core::ptr;
 
+use bumpdown::bumping::round_up;
+use bumpdown::os;
+
 use crate::classes::CLASS_MAX;
-use crate::region::{self, HUGE, PAGE};
+use crate::region::{HUGE, PAGE};
 
 /// Whether `layout` is served by a mapping of its own when the region does not serve it.
 #[inline(always)]
@@ -33,10 +36,11 @@ pub fn is_big_size(size: usize, align: usize) -> bool {
     size > CLASS_MAX && align <= PAGE
 }
 
-/// Bytes mapped for a block of `size` bytes (`size > CLASS_MAX`, so this cannot overflow
-/// unless `size` is within a page of `usize::MAX`, which `Layout` rules out).
+/// Bytes mapped for a block of `size` bytes: whole pages of the system, so that the
+/// slack trimmed in [`alloc`] is whole pages too (`size > CLASS_MAX`, so this cannot
+/// overflow unless `size` is within a page of `usize::MAX`, which `Layout` rules out).
 fn mapping_len(size: usize) -> usize {
-    (size + PAGE - 1) & !(PAGE - 1)
+    round_up(size, os::page_size())
 }
 
 /// Maps a zeroed block of `size` bytes (`is_big`), page-aligned; with `huge`, blocks of
@@ -45,19 +49,22 @@ fn mapping_len(size: usize) -> usize {
 pub fn alloc(size: usize, huge: bool) -> *mut u8 {
     let len = mapping_len(size);
     let huge = huge && len >= HUGE;
-    // Room to slide the block to a 2 MiB boundary; the slack is unmapped below.
-    let Some(total) = len.checked_add(if huge { HUGE - PAGE } else { 0 }) else {
+    // Room to slide the block to a 2 MiB boundary; the slack is unmapped below. (A mapping
+    // starts on a page boundary, so it is at most `HUGE - page` bytes below the next one.)
+    let Some(total) = len.checked_add(if huge { HUGE - os::page_size() } else { 0 }) else {
         return ptr::null_mut();
     };
-    let Some(mapped) = region::map_fresh(total) else {
+    let Some(mapped) = os::map(total) else {
         return ptr::null_mut();
     };
+    let mapped = mapped.as_ptr();
     if !huge {
         return mapped;
     }
     let head = mapped.addr().wrapping_neg() & (HUGE - 1);
     let tail = total - head - len;
-    // SAFETY: `head` and `tail` are page multiples (mapped, len and HUGE are), and the
+    // SAFETY: `head` and `tail` are multiples of the page size (mapped, len and HUGE are:
+    // the page size divides 2 MiB on every supported system), and the
     // three parts `[0, head)`, `[head, head + len)`, `[head + len, total)` tile our own
     // fresh mapping; nobody has seen it yet. Trimming the slack leaves exactly `len`
     // bytes mapped, as the invariant says. The advice may fail (no THP): that changes
@@ -65,12 +72,12 @@ pub fn alloc(size: usize, huge: bool) -> *mut u8 {
     unsafe {
         let block = mapped.add(head);
         if head > 0 {
-            libc::munmap(mapped.cast(), head);
+            os::unmap(mapped, head);
         }
         if tail > 0 {
-            libc::munmap(block.add(len).cast(), tail);
+            os::unmap(block.add(len), tail);
         }
-        libc::madvise(block.cast(), len, libc::MADV_HUGEPAGE);
+        os::huge_pages(block, len);
         block
     }
 }
@@ -83,7 +90,7 @@ pub fn alloc(size: usize, huge: bool) -> *mut u8 {
 pub unsafe fn free(p: *mut u8, size: usize) {
     // SAFETY: by the invariant, `p` starts a mapping of exactly mapping_len(size) bytes
     // that only this block uses.
-    unsafe { libc::munmap(p.cast(), mapping_len(size)) };
+    unsafe { os::unmap(p, mapping_len(size)) };
 }
 
 /// Resizes a block to `new_size` bytes (also `> CLASS_MAX`) with `mremap`: the pages move,
@@ -96,14 +103,13 @@ pub unsafe fn realloc(p: *mut u8, old_size: usize, new_size: usize) -> *mut u8 {
     if old_len == new_len {
         return p;
     }
-    // SAFETY: `p` starts our mapping of exactly old_len bytes (invariant); MREMAP_MAYMOVE
+    // SAFETY: `p` starts our mapping of exactly old_len bytes (invariant: what `alloc`
+    // left mapped of an `os::map`, or an earlier `os::remap`), page-aligned; MREMAP_MAYMOVE
     // leaves it untouched on failure and otherwise hands back exactly new_len bytes with
     // the old contents, so the invariant holds for the result with `new_size`.
-    let q = unsafe { libc::mremap(p.cast(), old_len, new_len, libc::MREMAP_MAYMOVE) };
-    if q == libc::MAP_FAILED {
-        ptr::null_mut()
-    } else {
-        q.cast()
+    match unsafe { os::remap(p, old_len, new_len) } {
+        Some(q) => q.as_ptr(),
+        None => ptr::null_mut(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Size classes, on plain numbers.
 //!
-//! Nothing here is `unsafe` and nothing imports more than `core`. A block's *chunk size*
+//! Nothing here is `unsafe` and nothing imports more than `core` (and the core crate's
+//! bump arithmetic, which imports only `core` too). A block's *chunk size*
 //! is what the region hands out for a request: in recycling mode the size of the request's
 //! class, in bump mode the request rounded up to [`GRAIN`]. Every chunk size but the tiny
 //! class's is a multiple of [`GRAIN`].
@@ -36,14 +37,8 @@ pub const CLASSES: usize = 1 + SMALL_CLASSES + 4 * (CLASS_MAX.trailing_zeros() -
 const _: () = assert!(SMALL_MAX.is_power_of_two() && CLASS_MAX.is_power_of_two());
 const _: () = assert!(class_size(CLASSES - 1) == CLASS_MAX);
 
-/// Rounds `n` up to a multiple of the power of two `align`, or `None` on overflow.
-#[inline(always)]
-pub const fn checked_round_up(n: usize, align: usize) -> Option<usize> {
-    match n.checked_add(align - 1) {
-        Some(m) => Some(m & !(align - 1)),
-        None => None,
-    }
-}
+#[doc(inline)]
+pub use bumpdown::bumping::checked_round_up;
 
 /// The class of a request of `size <= CLASS_MAX` bytes (sizes 0 to [`TINY`] share class 0).
 /// A request aligned to more than [`TINY`] must not use class 0: see `chunk_size`.

@@ -17,8 +17,10 @@
 //! # INVARIANT
 //! * Every chunk of at least `GRAIN` bytes, allocated or listed, starts `GRAIN`-aligned; a
 //!   `TINY` chunk starts 8-aligned.
-//! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); both are multiples
-//!   of `GRAIN`, except in the tiny window (index 0), where they are multiples of `TINY`.
+//! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is a
+//!   multiple of `GRAIN`, except in the tiny window (index 0), where it is a multiple of
+//!   `TINY`; `w.end` is a multiple of `region::PAGE` (windows are carved in whole region
+//!   pages).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
@@ -32,9 +34,14 @@
 
 use core::ptr;
 
+use bumpdown::bumping::{bump_up, CHUNK_ALIGN};
+
 use crate::classes::{class_chunk, class_of_chunk, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
 use crate::region;
 use crate::shadow;
+
+// Window ends are multiples of region::PAGE; `bump_up` asks for multiples of CHUNK_ALIGN.
+const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0);
 
 /// Chunks of at most this many bytes come from a thread's small window (see the module
 /// docs). 32 covers a short string under `BumpGlobal` and, with its 16-byte header, a
@@ -122,21 +129,29 @@ struct Window {
 impl Window {
     const EMPTY: Window = Window { cur: ptr::null_mut(), end: 0, fresh: 0, next: 0 };
 
-    /// Bytes left in the window.
+    /// Where a block of `csz` bytes aligned to `align` would start in this window, if it
+    /// fits: the core's upward bump over `cur..end`.
+    ///
+    /// Its preconditions hold by the invariant: `cur <= end <= isize::MAX` (user space),
+    /// `end` is a multiple of [`region::PAGE`] (so of `CHUNK_ALIGN`) and `cur` of [`TINY`].
+    /// With `align` 1 (the fast path) the alignment step folds away, leaving one
+    /// subtraction and one comparison.
     #[inline(always)]
-    fn room(&self) -> usize {
-        // Never wraps: cur <= end (invariant; both 0 when empty).
-        self.end - self.cur.addr()
+    fn fit(&self, csz: usize, align: usize) -> Option<usize> {
+        bump_up(self.cur.addr(), self.end, csz, align, TINY)
     }
 
-    /// Bumps `csz <= room()` bytes and zeroes them when `ZERO`.
+    /// Hands out the block `start..start + csz` and zeroes it when `ZERO`; the bytes from
+    /// `cur` to `start` are skipped (the caller files them).
     ///
     /// # Safety
-    /// `csz <= self.room()`.
+    /// `start` came from [`Window::fit`] for `csz`, with the window unchanged since: so
+    /// `cur <= start` and `start + csz <= end`.
     #[inline(always)]
-    unsafe fn bump<const ZERO: bool>(&mut self, csz: usize) -> *mut u8 {
-        let p = self.cur;
-        // SAFETY: csz <= room (caller): stays inside the window.
+    unsafe fn take<const ZERO: bool>(&mut self, start: usize, csz: usize) -> *mut u8 {
+        // SAFETY: cur <= start <= end (caller): inside the window.
+        let p = unsafe { self.cur.add(start - self.cur.addr()) };
+        // SAFETY: start + csz <= end (caller): stays inside the window.
         self.cur = unsafe { p.add(csz) };
         handed_out::<ZERO>(p, csz);
         if ZERO && p.addr() < self.fresh {
@@ -146,6 +161,15 @@ impl Window {
             unsafe { p.write_bytes(0, dirty) };
         }
         p
+    }
+
+    /// Whether the newest block `p` could reach `len` bytes without moving: the window has
+    /// room for it from `p`.
+    #[inline(always)]
+    fn fits_from(&self, p: *mut u8, len: usize) -> bool {
+        // `p` starts the newest block, so `p <= cur` and all of `bump_up`'s preconditions
+        // hold for `p..end` as they do for `cur..end` (see `fit`).
+        bump_up(p.addr(), self.end, len, 1, TINY).is_some()
     }
 
     /// Whether chunk `p` of `len` bytes is this window's newest block.
@@ -210,10 +234,13 @@ impl Heap {
             }
             // SAFETY: band(_) < 3.
             let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
-            if w.room() >= csz {
-                // SAFETY: csz <= room. The block is aligned enough: `cur` is a multiple of
-                // GRAIN, or of TINY in the tiny window, whose chunks ask for align <= TINY.
-                return unsafe { w.bump::<ZERO>(csz) };
+            // Alignment 1: the block is aligned enough at `cur`, a multiple of GRAIN, or of
+            // TINY in the tiny window, whose chunks ask for align <= TINY. (`take` right
+            // here rather than through a `bump` returning `Option`: with that, LLVM laid the
+            // slow-path call out inline and the fast path took a jump.)
+            if let Some(start) = w.fit(csz, 1) {
+                // SAFETY: `start` came from `fit` for `csz` just now.
+                return unsafe { w.take::<ZERO>(start, csz) };
             }
         }
         // SAFETY: forwarded caller contract.
@@ -237,15 +264,11 @@ impl Heap {
         let i = band(csz);
         for _ in 0..2 {
             let w = &mut self.windows[i];
-            // Where an aligned block would start, and the gap before it.
-            let start = (w.cur.addr() + (align - 1)) & !(align - 1);
-            let gap = start - w.cur.addr();
-            if w.end >= start && w.end - start >= csz {
-                let spare = w.cur;
-                // SAFETY: cur + gap = start <= end: inside the window.
-                w.cur = unsafe { spare.add(gap) };
-                // SAFETY: csz <= end - start = room.
-                let p = unsafe { w.bump::<ZERO>(csz) };
+            if let Some(start) = w.fit(csz, align) {
+                // The gap before the aligned block.
+                let (spare, gap) = (w.cur, start - w.cur.addr());
+                // SAFETY: `start` came from `fit` for `csz` just now.
+                let p = unsafe { w.take::<ZERO>(start, csz) };
                 if gap != 0 && mode == Mode::Recycle {
                     // SAFETY: spare..start was window i's memory, now skipped, no block
                     // overlaps it.
@@ -284,7 +307,8 @@ impl Heap {
             // Adjacent: the newest block can keep growing in place.
             w.end += len;
         } else {
-            let (tail, room) = (w.cur, w.room());
+            // Never wraps: cur <= end (invariant).
+            let (tail, room) = (w.cur, w.end - w.cur.addr());
             w.cur = start;
             w.end = start.addr() + len;
             w.fresh = start.addr();
@@ -374,7 +398,7 @@ impl Heap {
         let w = &mut self.windows[i];
         if new <= old {
             w.fresh = w.fresh.max(w.cur.addr());
-        } else if w.end - p.addr() < new && !self.extend(i, p, old, new, mode) {
+        } else if !w.fits_from(p, new) && !self.extend(i, p, old, new, mode) {
             return false;
         }
         // SAFETY: p + new <= end (checked or shrinking): inside the window.
@@ -397,7 +421,7 @@ impl Heap {
         // bytes makes a non-adjacent window big enough for the moved block.
         self.refill(i, new, mode, &|| region::Options::new(0))
             && self.windows[i].is_newest(p, old)
-            && self.windows[i].end - p.addr() >= new
+            && self.windows[i].fits_from(p, new)
     }
 }
 

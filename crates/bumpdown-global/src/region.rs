@@ -14,11 +14,20 @@
 //! Several threads may race to set the region up: each maps its own reservation and
 //! publishes it with one compare-exchange of `BASE`; losers unmap theirs. There is no lock
 //! and no waiting, so a `fork` at any moment leaves the child a consistent region.
+//!
+//! The system calls are the core crate's OS layer ([`bumpdown::os`]).
 
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 
-/// Page size assumed for the descriptor page and window rounding.
+use bumpdown::os;
+
+/// The region's granule, **not** the system's page size: the descriptor's size, what
+/// windows are rounded to, and the largest alignment the region serves. 4 KiB, the
+/// smallest page of any supported system; the real page size (`bumpdown::os::page_size()`)
+/// may be larger (16 KiB on Apple silicon, 16 or 64 KiB on some aarch64 Linux kernels).
+/// Nothing here needs more: the region's advice to the system applies to the whole pages
+/// of each range, and the mapping itself starts on a page boundary.
 pub const PAGE: usize = 4096;
 
 const UNINIT: usize = 0;
@@ -103,22 +112,11 @@ pub fn init(options: Options) -> bool {
     if size == 0 {
         return publish_failure();
     }
-    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
-    // no existing memory. MAP_NORESERVE: address space only, pages are committed on touch.
-    let mapped = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            total,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    if mapped == libc::MAP_FAILED {
+    // MAP_NORESERVE: address space only, pages are committed on touch.
+    let Some(mapped) = os::map_noreserve(total) else {
         return publish_failure();
-    }
-    let mapped = mapped.cast::<u8>();
+    };
+    let mapped = mapped.as_ptr();
     // SAFETY: the mapping is ours, writable and at least one page long; nobody else can see
     // it until the compare-exchange below publishes it.
     unsafe {
@@ -130,8 +128,9 @@ pub fn init(options: Options) -> bool {
         Ok(_) => true,
         Err(_) => {
             // Another thread published first; nobody has seen our mapping.
-            // SAFETY: `mapped` is the `total`-byte mapping made above and never shared.
-            unsafe { libc::munmap(mapped.cast(), total) };
+            // SAFETY: `mapped` is the `total`-byte mapping made above (page-aligned) and
+            // never shared.
+            unsafe { os::unmap(mapped, total) };
             current().is_some()
         }
     }
@@ -183,9 +182,10 @@ pub fn decide_huge_pages() {
     }
     let cheap = huge_pages_are_cheap();
     if cheap {
-        // SAFETY: advice on the region's data, which stays mapped for the life of the
-        // process; pages already in place keep their contents. Failure changes nothing.
-        unsafe { libc::madvise(base.add(PAGE).cast(), size, libc::MADV_HUGEPAGE) };
+        // SAFETY: the region's data lies inside its mapping, which stays mapped for the life
+        // of the process; pages already in place keep their contents. Failure changes
+        // nothing.
+        unsafe { os::huge_pages(base.add(PAGE), size) };
     }
     HUGE_STATE.store(if cheap { HUGE_YES } else { HUGE_NO }, Ordering::Relaxed);
 }
@@ -194,39 +194,23 @@ pub fn decide_huge_pages() {
 /// cheap enough to use here (see [`HUGE_FAULT_BUDGET_NS`]).
 fn huge_pages_are_cheap() -> bool {
     let total = 2 * HUGE;
-    let Some(mapped) = map_fresh(total) else {
+    let Some(mapped) = os::map(total) else {
         return false;
     };
+    let mapped = mapped.as_ptr();
     // SAFETY: the first 2 MiB boundary is less than 2 MiB in, so the 2 MiB from there lie
     // inside the 4 MiB mapping, which is ours alone.
     let page = unsafe { mapped.add(mapped.addr().wrapping_neg() & (HUGE - 1)) };
-    // SAFETY: advice on our own mapping; failure (no THP) changes nothing.
-    let advised = unsafe { libc::madvise(page.cast(), HUGE, libc::MADV_HUGEPAGE) } == 0;
+    // SAFETY: `page..page + HUGE` lies inside our own mapping (above); failure (no THP)
+    // changes nothing.
+    let advised = unsafe { os::huge_pages(page, HUGE) };
     let start = monotonic_ns();
     // SAFETY: `page` lies in our writable mapping.
     unsafe { page.write_volatile(1) };
     let elapsed = monotonic_ns().saturating_sub(start);
-    // SAFETY: the mapping made above, used by nobody else.
-    unsafe { libc::munmap(mapped.cast(), total) };
+    // SAFETY: the whole mapping made above (page-aligned), used by nobody else.
+    unsafe { os::unmap(mapped, total) };
     advised && elapsed <= HUGE_FAULT_BUDGET_NS
-}
-
-/// Maps `len` bytes of fresh zeroed read-write memory (private, anonymous) wherever the
-/// kernel likes, or `None`. Allocates nothing.
-pub(crate) fn map_fresh(len: usize) -> Option<*mut u8> {
-    // SAFETY: an anonymous private mapping at an address of the kernel's choosing touches
-    // no existing memory.
-    let mapped = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    (mapped != libc::MAP_FAILED).then(|| mapped.cast())
 }
 
 /// `CLOCK_MONOTONIC` in nanoseconds (0 if the clock cannot be read). Allocates nothing.
@@ -286,9 +270,9 @@ pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize
                 let start = unsafe { base.add(PAGE + off) };
                 // SAFETY: the descriptor's second word is immutable once published.
                 if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {
-                    // SAFETY: the window is ours, page-aligned, inside the mapping. The call
-                    // only faults pages in (EINVAL on kernels before 5.14: no effect).
-                    unsafe { libc::madvise(start.cast(), len, libc::MADV_POPULATE_WRITE) };
+                    // SAFETY: the window is ours, inside the read-write mapping. The call
+                    // only faults pages in (no effect on kernels before 5.14).
+                    unsafe { os::populate(start, len) };
                 }
                 // Nothing in a fresh window is the program's until a chunk is handed out.
                 crate::shadow::no_access(start, len);

@@ -35,6 +35,15 @@ pub const fn round_up(n: usize, align: usize) -> usize {
     (n + (align - 1)) & !(align - 1)
 }
 
+/// Rounds `n` up to a multiple of the power of two `align`, or `None` when that overflows.
+#[inline(always)]
+pub const fn checked_round_up(n: usize, align: usize) -> Option<usize> {
+    match n.checked_add(align - 1) {
+        Some(m) => Some(m & !(align - 1)),
+        None => None,
+    }
+}
+
 /// Rounds `n` down to a multiple of the power of two `align`.
 #[inline(always)]
 pub const fn round_down(n: usize, align: usize) -> usize {
@@ -321,6 +330,19 @@ mod tests {
         // Zero bytes fit anywhere they are aligned.
         assert_eq!(bump(B, B, 0, 16, 1), Some(B));
     }
+    #[test]
+    fn checked_round_up_rounds_or_says_it_overflows() {
+        for align in [1, 2, 16, 4096] {
+            for n in [0, 1, 15, 16, 17, 4095, 4096, 4097] {
+                assert_eq!(checked_round_up(n, align), Some(round_up(n, align)));
+            }
+            assert_eq!(checked_round_up(usize::MAX - (align - 1), align), Some(usize::MAX - (align - 1)));
+        }
+        assert_eq!(checked_round_up(usize::MAX, 1), Some(usize::MAX));
+        assert_eq!(checked_round_up(usize::MAX, 2), None);
+        assert_eq!(checked_round_up(usize::MAX - 4094, 4096), None);
+    }
+
     /// The upward bumps agree with a checked model wherever their preconditions hold.
     #[test]
     fn upward_bumps_agree_with_a_model() {

@@ -36,7 +36,10 @@
 //!
 //! # Features
 //! * `std` (default): [`scratch`], `VmArena` (on 64-bit Linux and macOS), and
-//!   `std::error::Error` for the error types. Implies `alloc`.
+//!   `std::error::Error` for the error types. Implies `alloc` and `os`.
+//! * `os`: the memory calls (`mmap`, ...) that `VmArena` and `bumpdown-global` share, in a
+//!   hidden module that is not a stable API; on its own it needs neither `std` nor an
+//!   allocator.
 //! * `alloc`: [`Global`] allocates from the global allocator, and [`Arena::new`] exists.
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
 //! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
@@ -75,15 +78,20 @@
 //   sync.rs       `SyncArena` (lock-free lanes; implements `Engine` itself) and `LocalArena`
 //   scratch.rs    `scratch`: the current thread's arenas
 // What the faces share:
-//   chunk.rs      chunk headers and sizes      backing.rs  `BackingAllocator`, `Global`
-//   checkpoint.rs checkpoint types, `Ledger`   bump_trait.rs  the `Bump` trait
-//   error.rs      `AllocError`, the one panic  stats.rs    `Stats`
-//   os.rs         reserve/commit/release       populate.rs the page-populating thread
-//   poison.rs     the `poison` feature         asan.rs     AddressSanitizer annotations
+//   chunk.rs      chunk headers and sizes
+//   backing.rs    `BackingAllocator`, `Global`
+//   checkpoint.rs checkpoint types and the `Ledger` that tells stale ones
+//   bump_trait.rs the `Bump` trait
+//   error.rs      `AllocError` and the one panic
+//   stats.rs      `Stats`
+//   os.rs         the OS layer (map, commit, release, page size), shared with bumpdown-global
+//   populate.rs   the thread that populates a `VmArena`'s pages ahead of use
+//   poison.rs     the `poison` feature; asan.rs: AddressSanitizer annotations
 //   api2.rs       allocator-api2 and nightly `Allocator` impls
 //   collections/  `Box`, `Vec`, `String` in an arena (raw.rs: `ArenaAllocator`)
 
-#[cfg(feature = "alloc")]
+// Under Miri the OS layer's reservations are heap blocks (see `os`).
+#[cfg(any(feature = "alloc", all(miri, feature = "os")))]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
@@ -110,8 +118,9 @@ pub mod collections;
 mod engine;
 mod error;
 mod fixed;
-#[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
-mod os;
+#[cfg(all(feature = "os", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+#[doc(hidden)]
+pub mod os;
 mod poison;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod populate;
