@@ -409,6 +409,7 @@ fn run_scope<const M: usize>(
         if let Op::Alloc(op) = op {
             typed_alloc!(&*s, op, &mut *model, depth);
             model.check(M, false, |_, _| true);
+            s.check_invariants();
             continue;
         }
         match op {

@@ -44,6 +44,7 @@ struct World {
 
 impl World {
     fn check<const M: usize>(&self, arena: &FixedArena<'_, M>) {
+        arena.check_invariants();
         let (lo, hi) = self.range;
         self.model.check(M, false, |addr, len| lo <= addr && addr + len <= hi);
         let live: usize = self.model.live.iter().map(|b| b.size).sum();

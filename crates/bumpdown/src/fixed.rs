@@ -108,6 +108,24 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
         self.top.get().addr() - self.bottom.addr()
     }
 
+    /// Panics, printing the addresses involved, if the arena breaks an invariant the
+    /// bump arithmetic relies on. Tests and fuzzers call it after every operation.
+    ///
+    /// ```
+    /// let mut buf = [core::mem::MaybeUninit::uninit(); 256];
+    /// let arena = bumpdown::FixedArena::new(&mut buf);
+    /// arena.alloc(7u32);
+    /// arena.check_invariants();
+    /// ```
+    pub fn check_invariants(&self) {
+        let (bottom, top, end) = (self.bottom.addr(), self.top.get().addr(), self.end.addr());
+        assert!(MIN_BOTTOM <= bottom && bottom <= top && top <= end, "bottom {bottom:#x} top {top:#x} end {end:#x}");
+        assert!(
+            bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0 && end % MIN_ALIGN == 0,
+            "misaligned: bottom {bottom:#x} top {top:#x} end {end:#x} (MIN_ALIGN {MIN_ALIGN})"
+        );
+    }
+
     /// Frees every allocation.
     pub fn reset(&mut self) {
         self.ledger.reset();

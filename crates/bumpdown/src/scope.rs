@@ -205,6 +205,21 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         result
     }
 
+    /// Panics, printing the addresses involved, if the arena, with this scope's
+    /// allocations, breaks an invariant (see
+    /// [`Arena::check_invariants`](crate::Arena::check_invariants)).
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// arena.scope(|s| {
+    ///     s.alloc_str("checked");
+    ///     s.check_invariants();
+    /// });
+    /// ```
+    pub fn check_invariants(&self) {
+        self.with_arena(|arena| arena.check_invariants());
+    }
+
     /// The arena's statistics, counting this scope's allocations.
     ///
     /// ```

@@ -379,8 +379,11 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// assert_eq!(arena.chunk_count(), 1);
     /// ```
     pub fn reset(&mut self) {
-        // The windows live in the chunks freed or emptied below.
-        self.lanes = empty_lanes();
+        // The windows live in the chunks freed or emptied below. One store per lane:
+        // building a fresh `[Lane; LANES]` would copy a kilobyte.
+        for (i, lane) in self.lanes.iter_mut().enumerate() {
+            *lane.window.get_mut() = empty_shared(i);
+        }
         let current = *self.current.get_mut();
         let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
         let mut cursor = books.newest;
