@@ -151,7 +151,10 @@ pub(crate) unsafe trait Cursor {
             // SAFETY: `end` is at or above the cursor (the block grows), within what
             // `make_room_to` allowed, a multiple of MIN_ALIGN, derived from the cursor.
             unsafe { self.set_cursor(cursor.with_addr(end)) };
-            return Some(ptr);
+            // The grown block with the cursor's provenance, which covers its new bytes
+            // (the caller's `ptr` may cover only the old ones). Not null: `ptr` is not.
+            // SAFETY: the address of `ptr`, which is not null.
+            return Some(unsafe { NonNull::new_unchecked(cursor.with_addr(ptr.as_ptr().addr())) });
         }
         // The block's end: the allocation took `round_up(old_size, MIN_ALIGN)` bytes.
         let old_end = round_up(ptr.as_ptr().addr() + old_size, Self::MIN_ALIGN);
@@ -177,15 +180,19 @@ pub(crate) unsafe trait Cursor {
     /// `ptr` is a live block of this face made with `layout`, never used again.
     unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
         if self.is_newest(ptr, layout.size()) {
-            let p = if Self::UP {
-                ptr.as_ptr()
+            let addr = if Self::UP {
+                ptr.as_ptr().addr()
             } else {
                 // The block took `round_up(size, MIN_ALIGN)` bytes from the cursor, so
                 // its rounded end is at most the chunk's end.
-                ptr.as_ptr().with_addr(round_up(ptr.as_ptr().addr() + layout.size(), Self::MIN_ALIGN))
+                round_up(ptr.as_ptr().addr() + layout.size(), Self::MIN_ALIGN)
             };
-            // SAFETY: the newest block, which the caller gives up; `p` is its far side,
-            // a multiple of MIN_ALIGN derived from the face's pointers.
+            // From the cursor, not from `ptr`: the caller's pointer may carry less than
+            // the whole chunk's provenance (a reborrow of the block alone), and the cursor
+            // must keep reaching the free range.
+            let p = self.cursor().with_addr(addr);
+            // SAFETY: the newest block, which the caller gives up; `p` is its far side, a
+            // multiple of MIN_ALIGN, derived from the cursor.
             unsafe { self.release_to(p) }
         } else {
             // SAFETY: forwarded from the caller.
@@ -444,13 +451,14 @@ impl<C: Cursor> Engine for C {
         // Down: move the elements as high as the block allows while keeping every
         // allocation aligned to MIN_ALIGN; `buf` is aligned to it, so `dst` stays inside.
         let align = align_of::<T>().max(C::MIN_ALIGN);
-        let high = buf.as_ptr().wrapping_add(cap - len).cast::<u8>();
-        let dst = high.with_addr(bumping::round_down(high.addr(), align)).cast::<T>();
+        // `(cap - len) * size_of::<T>()` is inside the block, so it does not overflow.
+        let high = buf.as_ptr().addr() + (cap - len) * size_of::<T>();
+        let dst = self.cursor().with_addr(bumping::round_down(high, align)).cast::<T>();
         // SAFETY: `buf <= dst <= buf + (cap - len)` and `dst` is aligned for `T` (rounding
         // down to a multiple of `align_of::<T>()` from an aligned offset), so the `len`
         // elements fit in the block at `dst`; `ptr::copy` handles the overlap. The new
-        // cursor is `dst`: inside the block, derived from the face's pointers, a multiple
-        // of MIN_ALIGN; the bytes below it are unused now.
+        // cursor is `dst`: inside the block, derived from the cursor, a multiple of
+        // MIN_ALIGN; the bytes below it are unused now.
         unsafe {
             ptr::copy(buf.as_ptr(), dst, len);
             self.set_cursor(dst.cast());

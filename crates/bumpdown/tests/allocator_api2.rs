@@ -161,3 +161,59 @@ fn allocator_api2_03_and_04_vectors_live_in_the_arena() {
     assert!(arena.debug_owns(v4.as_ptr().addr(), v4.len() * 8));
     arena.check_invariants();
 }
+
+/// Gives the newest block back through a pointer whose provenance covers that block
+/// alone (a reborrow of it as a slice), then allocates and writes past where the block
+/// was. The face must keep bumping from its own pointer: under Miri, a cursor taken from
+/// the caller's narrower pointer is undefined behaviour on the next write.
+fn give_back_through_a_reborrow(allocate: impl Fn(Layout) -> *mut u8, deallocate: impl Fn(*mut u8, Layout)) {
+    let small = Layout::from_size_align(64, 8).unwrap();
+    let big = Layout::from_size_align(512, 8).unwrap();
+    let block = allocate(small);
+    // SAFETY: a fresh block of 64 bytes, used only through this slice.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(block, 64) };
+    bytes.fill(1);
+    let narrow = bytes.as_mut_ptr();
+    deallocate(narrow, small);
+    let next = allocate(big);
+    // SAFETY: a fresh block of 512 bytes.
+    unsafe { next.write_bytes(7, 512) };
+    // SAFETY: as above.
+    assert!(unsafe { std::slice::from_raw_parts(next, 512) }.iter().all(|&b| b == 7));
+}
+
+#[test]
+fn a_block_given_back_through_a_reborrow_leaves_the_arena_whole() {
+    let arena = Arena::with_capacity(4096);
+    let a = &arena;
+    give_back_through_a_reborrow(
+        |l| a.allocate(l).unwrap().as_ptr().cast(),
+        // SAFETY: the newest block of `a`, with its layout, not used again.
+        |p, l| unsafe { a.deallocate(std::ptr::NonNull::new(p).unwrap(), l) },
+    );
+    arena.check_invariants();
+
+    let mut buf = [std::mem::MaybeUninit::uninit(); 4096];
+    let fixed = bumpdown::FixedArena::new(&mut buf);
+    give_back_through_a_reborrow(
+        |l| bumpdown::collections::ArenaAllocator::allocate(&fixed, l).unwrap().as_ptr(),
+        // SAFETY: as above.
+        |p, l| unsafe {
+            bumpdown::collections::ArenaAllocator::deallocate(&fixed, std::ptr::NonNull::new(p).unwrap(), l)
+        },
+    );
+    fixed.check_invariants();
+}
+
+#[cfg(all(unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
+#[test]
+fn a_vm_block_given_back_through_a_reborrow_leaves_the_arena_whole() {
+    let arena = bumpdown::VmArena::new(1 << 20);
+    let a = &arena;
+    give_back_through_a_reborrow(
+        |l| a.allocate(l).unwrap().as_ptr().cast(),
+        // SAFETY: the newest block of `a`, with its layout, not used again.
+        |p, l| unsafe { a.deallocate(std::ptr::NonNull::new(p).unwrap(), l) },
+    );
+    arena.check_invariants();
+}
