@@ -568,6 +568,27 @@ macro_rules! alloc_api {
             None => self.slow(layout.size(), layout.align()),
         }
     }
+
+    /// Allocates a block for `layout` with every byte zero. Memory the arena has never
+    /// handed out before and knows to read as zero (a `VmArena`'s fresh pages) is not
+    /// written again.
+    ///
+    /// ```
+    /// use core::alloc::Layout;
+    /// let arena = bumpdown::Arena::new();
+    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u32; 8]>()).unwrap();
+    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 32) }.iter().all(|&b| b == 0));
+    /// ```
+    #[inline]
+    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let zero_from = Engine::zero_from(self);
+        let p = self.try_alloc_layout(layout)?;
+        let dirty = zero_from.saturating_sub(p.as_ptr().addr()).min(layout.size());
+        // SAFETY: the first `dirty` bytes of the fresh block; the rest lies at or above
+        // `zero_from`, which reads as zero (`Engine::zero_from`).
+        unsafe { p.as_ptr().write_bytes(0, dirty) };
+        Ok(p)
+    }
     };
 }
 pub(crate) use alloc_api;

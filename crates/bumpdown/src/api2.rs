@@ -1,4 +1,5 @@
-//! `&Arena` as an `allocator_api2::alloc::Allocator` of allocator-api2 0.2 (the version
+//! `&Arena`, `&FixedArena`, `&LocalArena` and `&VmArena` as an
+//! `allocator_api2::alloc::Allocator` of allocator-api2 0.2 (the version
 //! hashbrown uses), 0.3 and 0.4, each behind its feature, and as the unstable
 //! `core::alloc::Allocator` with the `nightly-allocator-api` feature.
 //! Each method forwards to the `*_raw` routines of `engine.rs`: one semantics for every face.
@@ -18,14 +19,18 @@ fn block(ptr: NonNull<u8>, size: usize) -> NonNull<[u8]> {
 macro_rules! impl_allocator {
     ($allocator:path, $error:path) => {
         impl_allocator!($allocator, $error, [const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>);
+        impl_allocator!($allocator, $error, [const MIN_ALIGN: usize] crate::fixed::FixedArena<'_, MIN_ALIGN>);
+        #[cfg(feature = "std")]
+        impl_allocator!($allocator, $error, [A: BackingAllocator] crate::sync::LocalArena<'_, A>);
         #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
         impl_allocator!($allocator, $error, [const MIN_ALIGN: usize] crate::vm::VmArena<MIN_ALIGN>);
     };
     ($allocator:path, $error:path, [$($generics:tt)*] $arena:ty) => {
         // SAFETY: blocks come from the arena and stay valid until it is reset or dropped,
         // which needs `&mut` to the arena or ownership, impossible while `&` to it (this
-        // allocator) is borrowed; copies of the reference are the same allocator; no
-        // block is handed out twice.
+        // allocator) is borrowed (a `LocalArena`'s blocks live in its shared arena, whose
+        // reset needs `&mut` to that arena, which the handle borrows); copies of the
+        // reference are the same allocator; no block is handed out twice.
         unsafe impl<$($generics)*> $allocator for &$arena {
             #[inline(always)]
             fn allocate(&self, layout: Layout) -> Result<NonNull<[u8]>, $error> {

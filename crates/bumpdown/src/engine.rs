@@ -94,6 +94,13 @@ pub(crate) unsafe trait Cursor {
         unsafe { self.set_cursor(p) }
     }
 
+    /// Every byte at or above this address that the next allocation hands out reads as
+    /// zero, before the allocation (a `VmArena`'s never-used pages); `usize::MAX` when
+    /// the face knows of no such memory (the default).
+    fn zero_from(&self) -> usize {
+        usize::MAX
+    }
+
     /// Makes room for an up face's newest block to end at `end` (`end` at or above the
     /// cursor); `VmArena` commits memory here. The default allows what the limit allows.
     fn make_room_to(&self, end: usize) -> Result<(), AllocError> {
@@ -301,6 +308,11 @@ pub(crate) trait Engine {
     /// initialized.
     unsafe fn shrink_array_to_fit<T>(&self, buf: NonNull<T>, len: usize, cap: usize) -> NonNull<T>;
 
+    /// See `Cursor::zero_from`.
+    fn zero_from(&self) -> usize {
+        usize::MAX
+    }
+
     /// A fresh block for `len` elements of `T`, taken. Zero-sized `T` costs nothing;
     /// `len * size_of::<T>()` overflowing is `InvalidLayout`.
     #[inline(always)]
@@ -418,6 +430,11 @@ impl<C: Cursor> Engine for C {
     #[track_caller]
     fn slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
         self.alloc_slow_or_panic(size, align)
+    }
+
+    #[inline(always)]
+    fn zero_from(&self) -> usize {
+        Cursor::zero_from(self)
     }
 
     unsafe fn grow_array<T>(&self, buf: NonNull<T>, cap: usize, new_cap: usize) -> Result<NonNull<T>, AllocError> {

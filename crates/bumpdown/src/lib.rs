@@ -42,8 +42,9 @@
 //!   allocator.
 //! * `alloc`: [`Global`] allocates from the global allocator, and [`Arena::new`] exists.
 //!   Without it the crate is `no_std` with no allocator: use [`Arena::new_in`].
-//! * `allocator-api2`: `&Arena` and `&VmArena` implement `allocator_api2::alloc::Allocator`, so
-//!   `hashbrown` maps and `allocator_api2` vectors can live in an arena.
+//! * `allocator-api2`: `&Arena`, `&FixedArena`, `&LocalArena` and `&VmArena` implement
+//!   `allocator_api2::alloc::Allocator`, so `hashbrown` maps and `allocator_api2` vectors
+//!   can live in an arena (in a `no_std` buffer too, with `FixedArena`).
 //! * `allocator-api2-03`, `allocator-api2-04`: the same for allocator-api2 0.3 and 0.4
 //!   (`allocator_api2_03::alloc::Allocator`, ...), which other crates of the ecosystem use.
 //! * `nightly-allocator-api`: `&Arena` implements the unstable `core::alloc::Allocator`

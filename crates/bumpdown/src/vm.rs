@@ -602,25 +602,6 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
         f(&mut self.scope_guard())
     }
 
-    /// Allocates a zeroed block for `layout`, skipping the memset for memory never
-    /// handed out before (fresh pages read as zero).
-    ///
-    /// ```
-    /// use core::alloc::Layout;
-    /// let arena: bumpdown::VmArena = bumpdown::VmArena::new(1 << 20);
-    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u64; 64]>()).unwrap();
-    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 512) }.iter().all(|&b| b == 0));
-    /// ```
-    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        let fresh_from = self.touched.get().max(self.top.get().addr());
-        let p = self.try_alloc_layout(layout)?;
-        let dirty = fresh_from.saturating_sub(p.as_ptr().addr()).min(layout.size());
-        // SAFETY: the first `dirty` bytes of the fresh block; the rest lies at or above
-        // `fresh_from` and reads as zero (see `touched`).
-        unsafe { p.as_ptr().write_bytes(0, dirty) };
-        Ok(p)
-    }
-
     // ----- Internals -----------------------------------------------------------------
 
     fn base_addr(&self) -> usize {
@@ -790,6 +771,12 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for VmArena<MIN_ALIGN> {
         // SAFETY: forwarded: `p` is in `base..=top`, derived from `top`, a multiple of
         // MIN_ALIGN, and nothing at or above it is in use.
         unsafe { self.lower_top(p) }
+    }
+
+    /// Fresh pages read as zero: every byte at or above `max(touched, top)` (see
+    /// `touched`).
+    fn zero_from(&self) -> usize {
+        self.touched.get().max(self.top.get().addr())
     }
 
     /// Commits memory for the newest block to grow in place.

@@ -217,3 +217,35 @@ fn a_vm_block_given_back_through_a_reborrow_leaves_the_arena_whole() {
     );
     arena.check_invariants();
 }
+
+/// `&FixedArena` (a stack buffer, no allocator) and `&LocalArena` (a thread's handle on
+/// a `SyncArena`) are allocators too: a map and a vector in each, the vector growing in
+/// place as the newest block.
+#[test]
+fn maps_and_vectors_live_in_a_fixed_arena_and_a_local_handle() {
+    let mut buf = [std::mem::MaybeUninit::uninit(); 64 * 1024];
+    let fixed = bumpdown::FixedArena::new(&mut buf);
+    let mut map = hashbrown::HashMap::new_in(&fixed);
+    map.extend((0..100u32).map(|i| (i, i * 3)));
+    assert!((0..100).all(|i| map[&i] == i * 3));
+    let before = fixed.used();
+    let mut v = AVec::new_in(&fixed);
+    v.push(0u64);
+    v.extend(1..100u64);
+    assert_eq!(v.iter().sum::<u64>(), 4950);
+    // Grown in place each time (moving down over its own old bytes): the vector holds
+    // one block, not one per growth step.
+    assert!(fixed.used() - before < v.capacity() * 8 + 8, "{} bytes for {}", fixed.used() - before, v.capacity());
+    fixed.check_invariants();
+
+    let shared = bumpdown::SyncArena::new();
+    let local = shared.local();
+    let mut v = AVec::new_in(&local);
+    v.extend(0..1000u32);
+    assert_eq!(v.iter().sum::<u32>(), 499_500);
+    let zeroed = allocator_api2::alloc::Allocator::allocate_zeroed(&&local, Layout::new::<[u64; 16]>()).unwrap();
+    // SAFETY: a fresh zeroed block of 128 bytes.
+    assert!(unsafe { zeroed.as_ref() }.iter().all(|&b| b == 0));
+    local.check_invariants();
+    shared.check_invariants();
+}

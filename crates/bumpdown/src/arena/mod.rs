@@ -153,21 +153,6 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<M
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     crate::alloc_api::alloc_api!('_);
-
-    /// Allocates a block for `layout`, filled with zeros.
-    ///
-    /// ```
-    /// use core::alloc::Layout;
-    /// let arena = bumpdown::Arena::new();
-    /// let p = arena.try_alloc_zeroed_layout(Layout::new::<[u32; 8]>()).unwrap();
-    /// assert!(unsafe { core::slice::from_raw_parts(p.as_ptr(), 32) }.iter().all(|&b| b == 0));
-    /// ```
-    pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        let p = self.try_alloc_layout(layout)?;
-        // SAFETY: a fresh block of `layout.size()` bytes.
-        unsafe { p.as_ptr().write_bytes(0, layout.size()) };
-        Ok(p)
-    }
 }
 
 // SAFETY: the bump pointer invariant on the struct's fields is the trait's (down):
