@@ -7,6 +7,21 @@ use bumpdown::{AllocError, AllocErrorKind, RewindError};
 
 pub use libc::{EINVAL, ENOMEM};
 
+// The result codes of the functions that return `int` (`bumpdown.h` has the same
+// values; `tests/header_drift.rs` compares them).
+/// Success.
+pub const BD_OK: c_int = 0;
+/// A required pointer argument was NULL.
+pub const BD_ERR_NULL: c_int = 1;
+/// The checkpoint was taken from another arena.
+pub const BD_ERR_FOREIGN_CHECKPOINT: c_int = 2;
+/// The arena was reset or rewound past the checkpoint after it was taken.
+pub const BD_ERR_STALE_CHECKPOINT: c_int = 3;
+/// The bytes are not a checkpoint made by `bd_checkpoint_save`.
+pub const BD_ERR_BAD_CHECKPOINT: c_int = 4;
+/// A bug in bumpdown was caught at the boundary.
+pub const BD_ERR_INTERNAL: c_int = 5;
+
 /// Sets the calling thread's `errno`.
 pub(crate) fn set_errno(code: c_int) {
     // SAFETY: the C library returns a valid pointer to the calling thread's errno.
@@ -35,8 +50,8 @@ pub(crate) fn alloc_errno(err: AllocError) -> c_int {
 /// The result code for a refused rewind.
 pub(crate) fn rewind_code(err: RewindError) -> c_int {
     match err {
-        RewindError::ForeignCheckpoint => crate::ffi::BD_ERR_FOREIGN_CHECKPOINT,
-        _ => crate::ffi::BD_ERR_STALE_CHECKPOINT,
+        RewindError::ForeignCheckpoint => BD_ERR_FOREIGN_CHECKPOINT,
+        _ => BD_ERR_STALE_CHECKPOINT,
     }
 }
 

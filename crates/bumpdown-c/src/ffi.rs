@@ -16,18 +16,9 @@ use crate::handle::{create_fixed, create_growable, destroy, ArenaMut};
 pub use crate::checkpoint::bd_checkpoint;
 pub use crate::handle::bd_arena;
 
-/// Success.
-pub const BD_OK: c_int = 0;
-/// A required pointer argument was NULL.
-pub const BD_ERR_NULL: c_int = 1;
-/// The checkpoint was taken from another arena.
-pub const BD_ERR_FOREIGN_CHECKPOINT: c_int = 2;
-/// The arena was reset or rewound past the checkpoint after it was taken.
-pub const BD_ERR_STALE_CHECKPOINT: c_int = 3;
-/// The bytes are not a checkpoint made by `bd_checkpoint_save`.
-pub const BD_ERR_BAD_CHECKPOINT: c_int = 4;
-/// A bug in bumpdown was caught at the boundary.
-pub const BD_ERR_INTERNAL: c_int = 5;
+pub use crate::errors::{
+    BD_ERR_BAD_CHECKPOINT, BD_ERR_FOREIGN_CHECKPOINT, BD_ERR_INTERNAL, BD_ERR_NULL, BD_ERR_STALE_CHECKPOINT, BD_OK,
+};
 
 /// Options of a growable arena (see `bumpdown.h`).
 #[repr(C)]
