@@ -378,7 +378,7 @@ fn seed004_chart(results: &[Seed004Result]) -> String {
         16.0,
         Anchor::Start,
         INK,
-        &format!("Seed-004: {} allocations of {} bytes", crate::report::thousands(seed004::COUNT), seed004::SIZE),
+        &format!("Seed-004: {} allocations of {} bytes", crate::text::thousands(seed004::COUNT), seed004::SIZE),
     );
     svg.text(
         (16.0, 44.0),
@@ -605,7 +605,7 @@ fn real_use_chart(r: &RealUse) -> String {
         &format!(
             "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
             r.runs,
-            crate::report::thousands(r.nodes)
+            crate::text::thousands(r.nodes)
         ),
     );
     let grey = REFERENCE;

@@ -31,4 +31,5 @@ mod seed004;
 mod sources;
 mod speed;
 mod svg;
+mod text;
 mod threads;

@@ -17,6 +17,7 @@ use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
+use crate::text::thousands;
 use crate::threads::{self, ThreadCell};
 
 /// Everything the report shows.
@@ -74,19 +75,6 @@ fn ns(value: f64) -> String {
     } else {
         format!("{value:.0}")
     }
-}
-
-/// `n` with thousands separators.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 fn mib(bytes: usize) -> String {

@@ -17,9 +17,9 @@ use crate::collection_kernels as ck;
 use crate::harness::{self, Clock, Plan, Sampler};
 use crate::kernels::{self, Alloc, Form};
 use crate::procs;
-use crate::report::thousands;
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed::{self, Progress};
+use crate::text::thousands;
 
 /// Allocations per sample in the loop rows (as in the speed table's small rows).
 pub const LOOP_ITERS: usize = 10_000;
