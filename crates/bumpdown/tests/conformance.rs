@@ -1057,16 +1057,22 @@ fn failure_injection(harness: Harness) {
 
 /// Stamps a module per behaviour with a `#[test]` per face listed under it.
 macro_rules! suite {
-    ($($behaviour:ident: [$($(#[$attr:meta])* $face:ident),* $(,)?];)*) => {
-        $(mod $behaviour {
+    // A behaviour runs on a fresh face through `fresh`, unless it names its own runner.
+    (@body $behaviour:ident [], $face:ident) => { super::fresh(super::$face, super::$behaviour) };
+    (@body $behaviour:ident [$runner:ident], $face:ident) => { super::$runner(super::$face) };
+    (@mod $behaviour:ident $runner:tt [$($(#[$attr:meta])* $face:ident),*]) => {
+        mod $behaviour {
             $(
                 $(#[$attr])*
                 #[test]
                 fn $face() {
-                    super::fresh(super::$face, super::$behaviour);
+                    suite!(@body $behaviour $runner, $face);
                 }
             )*
-        })*
+        }
+    };
+    ($($behaviour:ident $(($runner:ident))?: [$($(#[$attr:meta])* $face:ident),* $(,)?];)*) => {
+        $(suite!(@mod $behaviour [$($runner)?] [$($(#[$attr])* $face),*]);)*
     };
 }
 
@@ -1130,42 +1136,7 @@ suite! {
     ];
 }
 
-/// Failure injection needs a backing allocator: the faces that take their memory from one.
-mod failure_injection {
-    use super::*;
-
-    #[test]
-    fn arena_fail_1() {
-        failure_injection(super::arena_fail_1);
-    }
-
-    #[test]
-    fn arena_fail_16() {
-        failure_injection(super::arena_fail_16);
-    }
-
-    #[test]
-    fn scope() {
-        failure_injection(super::scope);
-    }
-
-    #[test]
-    fn scope_guard() {
-        failure_injection(super::scope_guard);
-    }
-
-    #[test]
-    fn buffer() {
-        failure_injection(super::buffer);
-    }
-
-    #[test]
-    fn sync() {
-        failure_injection(super::sync);
-    }
-
-    #[test]
-    fn local() {
-        failure_injection(super::local);
-    }
+// Failure injection needs a backing allocator: the faces that take their memory from one.
+suite! {
+    failure_injection (failure_injection): [arena_fail_1, arena_fail_16, scope, scope_guard, buffer, sync, local];
 }
