@@ -562,11 +562,7 @@ macro_rules! alloc_api {
     /// panicking.
     #[inline(always)]
     pub fn try_alloc_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        match self.bump_layout(layout.size(), layout.align()) {
-            // SAFETY: a block inside a chunk, so not null.
-            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
-            None => self.slow(layout.size(), layout.align()),
-        }
+        Engine::alloc_layout_block(self, layout)
     }
 
     /// Allocates a block for `layout` with every byte zero. Memory the arena has never

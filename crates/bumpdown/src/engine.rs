@@ -214,13 +214,16 @@ pub(crate) unsafe trait Cursor {
     /// # Safety
     /// `ptr` is a live block of this face made with `old`; on success it must not be
     /// used again (the returned block replaces it).
-    unsafe fn grow_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+    unsafe fn grow_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError>
+    where
+        Self: Engine,
+    {
         debug_assert!(new.size() >= old.size());
         // SAFETY: forwarded from the caller.
         if let Some(p) = unsafe { self.grow_newest_in_place(ptr, old.size(), new.size(), new.align()) } {
             return Ok(p);
         }
-        let fresh = self.alloc_layout_raw(new)?;
+        let fresh = Engine::alloc_layout_block(self, new)?;
         // SAFETY: `fresh` is a new block of at least `old.size()` bytes, distinct from the
         // live block `ptr` (the face never hands out memory twice).
         unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), old.size()) };
@@ -235,10 +238,13 @@ pub(crate) unsafe trait Cursor {
     ///
     /// # Safety
     /// As for [`grow_raw`](Cursor::grow_raw).
-    unsafe fn shrink_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError> {
+    unsafe fn shrink_raw(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<u8>, AllocError>
+    where
+        Self: Engine,
+    {
         debug_assert!(new.size() <= old.size());
         if ptr.as_ptr().addr() % new.align() != 0 {
-            let fresh = self.alloc_layout_raw(new)?;
+            let fresh = Engine::alloc_layout_block(self, new)?;
             // SAFETY: distinct live blocks, `new.size() <= old.size()` bytes readable.
             unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
             return Ok(fresh);
@@ -252,16 +258,6 @@ pub(crate) unsafe trait Cursor {
             unsafe { self.release_to(self.cursor().with_addr(end)) };
         }
         Ok(ptr)
-    }
-
-    /// A block for `layout`, fast path first.
-    #[inline(always)]
-    fn alloc_layout_raw(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        match bump_layout(self, layout.size(), layout.align()) {
-            // SAFETY: a block inside the face's memory, so not null.
-            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
-            None => self.alloc_slow(layout.size(), layout.align()),
-        }
     }
 }
 
@@ -311,6 +307,17 @@ pub(crate) trait Engine {
     /// See `Cursor::zero_from`.
     fn zero_from(&self) -> usize {
         usize::MAX
+    }
+
+    /// A block for `layout`, fast path first: what `try_alloc_layout` and the copying
+    /// branches of `grow_raw` / `shrink_raw` take.
+    #[inline(always)]
+    fn alloc_layout_block(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        match self.bump_layout(layout.size(), layout.align()) {
+            // SAFETY: a block inside the face's memory, so not null.
+            Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
+            None => self.slow(layout.size(), layout.align()),
+        }
     }
 
     /// A fresh block for `len` elements of `T`, taken. Zero-sized `T` costs nothing;
