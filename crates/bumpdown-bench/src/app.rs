@@ -76,6 +76,12 @@ fn selected_rows(options: &Options) -> String {
             "programs"
         ));
     }
+    if options.selects("reset_cost") {
+        text.push_str(&format!(
+            "{:<24} one `reset` after fills of 1 to 1,000 chunks' worth of 1 KiB slices\n",
+            "reset_cost"
+        ));
+    }
     if options.selects("seed004") {
         text.push_str(&format!(
             "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
@@ -99,6 +105,7 @@ fn run_report(options: Options) -> Result<(), String> {
     let speed = failed.keep("speed", speed::measure(&options)).filter(|speed| !speed.rows.is_empty());
     let scopes = failed.keep("scopes", scopes::measure(&options)).flatten();
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
+    let reset_costs = options.selects("reset_cost").then(|| resets::measure_cost(options.effort.reset_samples()));
     let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
     let seed004 = if options.selects("seed004") { failed.keep("seed004", seed004::measure(&options)) } else { None };
     let fast_path = options.selects("fast_path").then(fastpath::measure);
@@ -115,6 +122,7 @@ fn run_report(options: Options) -> Result<(), String> {
         speed,
         scopes,
         resets,
+        reset_costs,
         threads,
         seed004,
         fast_path,

@@ -42,6 +42,14 @@ impl Effort {
         }
     }
 
+    /// Samples per cell of the reset-cost table (each one fill, then the timed reset).
+    pub fn reset_samples(self) -> usize {
+        match self {
+            Effort::Quick => 41,
+            Effort::Full => 101,
+        }
+    }
+
     /// Runs per way of the real-use section.
     pub fn real_use_runs(self) -> usize {
         match self {
@@ -144,6 +152,7 @@ Sections, and the --filter word that selects each alone:
                    serde_json under BumpGlobal
   seed004          ten million 64-byte allocations, one process per contender
   resets           what each reset keeps (only without --filter)
+  reset_cost       one reset after fills of 1 to 1,000 chunks' worth
 
   --quick          default: about three and a half minutes on two cores
   --full           more samples and processes, every real program: about six

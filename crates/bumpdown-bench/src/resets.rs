@@ -1,10 +1,16 @@
-//! What each contender's `reset` keeps, observed through the counting heap.
+//! What each contender's `reset` keeps, observed through the counting heap, and what
+//! a `reset` costs as the arena holds more chunks.
 //!
 //! The crates differ here, and it matters for any workload that fills an arena,
 //! resets it and fills it again: an arena that frees chunks on reset has to
-//! allocate (and page-fault) them again on the next fill.
+//! allocate (and page-fault) them again on the next fill; an arena whose reset walks
+//! its chunks pays for each one, every time.
+
+use std::hint::black_box;
+use std::time::Instant;
 
 use crate::contenders::{self, Contender, Visitor};
+use crate::harness::median;
 use crate::heap::Snapshot;
 
 /// Bytes put into each arena before the reset.
@@ -61,4 +67,94 @@ fn probe<A: Contender>() -> ResetResult {
     let refill_calls = before_refill.calls_since();
     drop(arena);
     ResetResult { name: A::NAME, filled, kept, refill_calls }
+}
+
+/// Chunk counts of the reset-cost table: a `bumpdown` arena whose chunks are capped at
+/// [`SMALL_CHUNK`] bytes holds about this many chunks after the row's fill.
+pub const CHUNK_COUNTS: [usize; 4] = [1, 10, 100, 1000];
+/// The chunk-size cap of the table's own `bumpdown` column.
+pub const SMALL_CHUNK: usize = 4096;
+/// Size of each allocation of the reset-cost fills: small enough to stay in regular
+/// chunks of the capped arena (an eighth of the cap and more goes out of band).
+pub const COST_PIECE: usize = 256;
+/// Pieces per row and chunk: a 4 KiB chunk, header included, holds fifteen.
+const PIECES_PER_CHUNK: usize = 15;
+
+/// One contender's `reset` times across the fills of the reset-cost table.
+#[derive(Clone, Debug)]
+pub struct ResetCost {
+    /// Contender name.
+    pub name: &'static str,
+    /// Per row of [`CHUNK_COUNTS`]: heap blocks the arena held after the fill, and the
+    /// median time of one `reset`, in nanoseconds.
+    pub rows: Vec<(usize, f64)>,
+}
+
+/// The reset-cost table.
+#[derive(Clone, Debug)]
+pub struct ResetCosts {
+    /// One entry per column.
+    pub columns: Vec<ResetCost>,
+    /// Median time of reading the clock twice with nothing between, in nanoseconds:
+    /// included in every figure of the table.
+    pub clock_ns: f64,
+}
+
+/// The bytes each row of the reset-cost table puts into every arena.
+pub fn fill_bytes(chunks: usize) -> usize {
+    chunks * PIECES_PER_CHUNK * COST_PIECE
+}
+
+/// Times `reset` after fills of growing size, for every contender and for a
+/// `bumpdown` arena with small chunks (which holds the row's number of chunks).
+pub fn measure_cost(samples: usize) -> ResetCosts {
+    struct Probe(Vec<ResetCost>, usize);
+    impl Visitor for Probe {
+        fn visit<A: Contender>(&mut self) {
+            let rows = CHUNK_COUNTS.iter().map(|&n| time_reset(A::new(), n, self.1)).collect();
+            self.0.push(ResetCost { name: A::NAME, rows });
+        }
+    }
+    let small = ResetCost {
+        name: "bumpdown, 4 KiB chunks",
+        rows: CHUNK_COUNTS
+            .iter()
+            .map(|&n| time_reset(bumpdown::Arena::new().with_max_chunk_size(SMALL_CHUNK), n, samples))
+            .collect(),
+    };
+    let mut probe = Probe(vec![small], samples);
+    contenders::visit_all(&mut probe);
+    let mut clock: Vec<f64> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(());
+            start.elapsed().as_nanos() as f64
+        })
+        .collect();
+    ResetCosts { columns: probe.0, clock_ns: median(&mut clock) }
+}
+
+/// Fills `arena` with the row's bytes and resets it, `samples` times after a warm-up
+/// round; returns the heap blocks held after a fill and the median reset time.
+fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usize, f64) {
+    let piece = [0u8; COST_PIECE];
+    let pieces = fill_bytes(chunks) / COST_PIECE;
+    let mut blocks = 0;
+    let mut times = Vec::with_capacity(samples);
+    for round in 0..=samples {
+        let base = Snapshot::now();
+        for _ in 0..pieces {
+            black_box(arena.alloc_slice_copy(&piece));
+        }
+        blocks = Snapshot::now().live_blocks.saturating_sub(base.live_blocks).max(blocks);
+        let start = Instant::now();
+        black_box(&mut arena).reset();
+        let elapsed = start.elapsed();
+        if round > 0 {
+            times.push(elapsed.as_nanos() as f64);
+        }
+    }
+    // The blocks counted are those the fill added; an arena that keeps its chunks
+    // across resets added them on the warm-up round.
+    (blocks, median(&mut times))
 }

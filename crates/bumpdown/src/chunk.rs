@@ -24,27 +24,33 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 ///   except the one chunk a `BufferArena` makes of the caller's buffer
 ///   (`Chunk::in_buffer`, recorded in `Arena::borrowed`), which is never freed;
 /// * `size` is a multiple of `CHUNK_ALIGN` and at least `HEADER_SIZE`;
-/// * `prev` links the chunk into exactly one of the arena's lists (or is null at the
-///   list's end);
+/// * a regular chunk is in the arena's chunk list: `prev` and `next` link it to the
+///   chunks filled before and after it (null at the list's ends); an out-of-band chunk
+///   is in the `big` list, linked by `prev` alone (`next` is null);
 /// * while the chunk is not the arena's current chunk, `saved_top` is the address its
 ///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
 ///   the address of its single allocation;
 /// * `serial` is the arena's `epoch` just after the chunk was made current (a regular
 ///   chunk) or made (an out-of-band chunk): serials decrease along the `big` list and
-///   along the `prev` chain of the current chunk. (A spare chunk's is stale; it gets a
-///   new one when it becomes current.)
+///   along the `prev` chain of the current chunk;
+/// * `used_before` (regular chunks) is the bytes in use in the chunks before it in the
+///   list when it was made current, which a rewind to a position in it restores.
+///
+/// (A spare chunk's `saved_top`, `serial` and `used_before` are stale; they are set
+/// when it becomes current.)
 #[repr(C, align(16))]
 pub(crate) struct ChunkHeader {
     pub(crate) prev: *mut ChunkHeader,
+    pub(crate) next: *mut ChunkHeader,
     pub(crate) size: usize,
     pub(crate) saved_top: usize,
-    /// Fills the header's padding (it is 32 bytes with or without it).
     pub(crate) serial: u64,
+    pub(crate) used_before: usize,
 }
 
 pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
 const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
-const _: () = assert!(HEADER_SIZE == 32, "the header grew: chunk capacities in docs and tests assume 32 bytes");
+const _: () = assert!(HEADER_SIZE == 48, "the header changed size: chunk capacities in docs and tests assume 48 bytes");
 
 /// A chunk, seen from the arena: a pointer to its header, with the provenance of the
 /// whole block (every pointer into the chunk is derived from it).
@@ -66,7 +72,16 @@ impl Chunk {
         let chunk = Chunk(base);
         // SAFETY: the block is valid for `size >= HEADER_SIZE` bytes and aligned to
         // CHUNK_ALIGN, the header's alignment.
-        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0, serial: 0 }) };
+        unsafe {
+            base.as_ptr().write(ChunkHeader {
+                prev: ptr::null_mut(),
+                next: ptr::null_mut(),
+                size,
+                saved_top: 0,
+                serial: 0,
+                used_before: 0,
+            })
+        };
         // A chunk starts empty.
         chunk.set_saved_top(chunk.end_addr());
         Some(chunk)
@@ -82,7 +97,16 @@ impl Chunk {
         debug_assert!(size % CHUNK_ALIGN == 0 && size >= HEADER_SIZE && base.as_ptr().addr() % CHUNK_ALIGN == 0);
         let base = base.cast::<ChunkHeader>();
         // SAFETY: the caller promises `size >= HEADER_SIZE` valid, aligned bytes.
-        unsafe { base.as_ptr().write(ChunkHeader { prev: ptr::null_mut(), size, saved_top: 0, serial: 0 }) };
+        unsafe {
+            base.as_ptr().write(ChunkHeader {
+                prev: ptr::null_mut(),
+                next: ptr::null_mut(),
+                size,
+                saved_top: 0,
+                serial: 0,
+                used_before: 0,
+            })
+        };
         let chunk = Chunk(base);
         chunk.set_saved_top(chunk.end_addr());
         chunk
@@ -123,6 +147,26 @@ impl Chunk {
         // SAFETY: the header is live (see `header`); the arena that owns the chunk has
         // no reference to the header alive while it writes.
         unsafe { (*self.0.as_ptr()).prev = prev }
+    }
+
+    pub(crate) fn next(&self) -> Option<Chunk> {
+        NonNull::new(self.header().next).map(Chunk)
+    }
+
+    pub(crate) fn set_next(&self, next: Option<Chunk>) {
+        let next = next.map_or(ptr::null_mut(), |c| c.0.as_ptr());
+        // SAFETY: as in `set_prev`.
+        unsafe { (*self.0.as_ptr()).next = next }
+    }
+
+    /// See `ChunkHeader::used_before`.
+    pub(crate) fn used_before(&self) -> usize {
+        self.header().used_before
+    }
+
+    pub(crate) fn set_used_before(&self, used: usize) {
+        // SAFETY: as in `set_prev`.
+        unsafe { (*self.0.as_ptr()).used_before = used }
     }
 
     pub(crate) fn saved_top(&self) -> usize {

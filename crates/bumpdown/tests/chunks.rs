@@ -112,6 +112,57 @@ fn reset_reuses_every_chunk_without_calling_the_backing_allocator() {
 }
 
 #[test]
+fn a_rewind_across_chunks_reuses_them_in_fill_order() {
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(4096);
+    // The checkpoint lands in a later chunk, with full chunks before it.
+    for _ in 0..40 {
+        arena.alloc_slice_fill_copy(300, 1u8);
+    }
+    assert!(arena.stats().chunks > 2);
+    let cp = arena.checkpoint();
+    let (used, chunks_then) = (arena.stats().used, arena.stats().chunks);
+    let fill = |arena: &TestArena| (0..200).map(|i| arena.alloc([i as u8; 200]).as_ptr() as usize).collect::<Vec<_>>();
+    let first = fill(&arena);
+    let (calls, chunks) = (backing.calls(), arena.stats().chunks);
+    assert!(chunks > 10, "the fill should span many chunks, not {chunks}");
+    assert_eq!(arena.stats().used, used + first.len() * 200);
+    for _ in 0..3 {
+        arena.rewind(cp);
+        assert_eq!(arena.stats().used, used, "the chunks before the checkpoint's hold what they held");
+        assert_eq!(arena.stats().spare_chunks, chunks - chunks_then);
+        arena.check_invariants();
+        assert_eq!(fill(&arena), first, "the spares are reused in the order they were filled");
+        assert_eq!(backing.calls(), calls);
+        arena.check_invariants();
+    }
+}
+
+#[test]
+fn a_request_that_only_a_later_spare_holds_takes_it_and_keeps_the_rest() {
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(64 << 10);
+    // Chunks of growing size; after the reset the first spares are too small for 5 KiB.
+    for _ in 0..400 {
+        arena.alloc([0u8; 100]);
+    }
+    let (calls, held) = (backing.calls(), arena.allocated_bytes());
+    for _ in 0..3 {
+        arena.reset();
+        arena.alloc(1u8);
+        let big = arena.alloc_slice_fill_copy(5_000, 2u8);
+        assert!(common::all_bytes_are(big, 2));
+        arena.check_invariants();
+        for _ in 0..400 {
+            arena.alloc([0u8; 100]);
+        }
+        arena.check_invariants();
+        assert_eq!(backing.calls(), calls, "a spare chunk was not reused");
+        assert_eq!(arena.allocated_bytes(), held);
+    }
+}
+
+#[test]
 fn scopes_at_a_chunk_boundary_do_not_thrash() {
     // Bumper.jl's pathology: a loop that allocates just past the end of a chunk and
     // resets must not allocate and free a chunk per iteration.

@@ -111,23 +111,23 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // the first).
     /// Checkpoint bookkeeping (see `checkpoint.rs`).
     pub(crate) ledger: Ledger,
-    /// Bytes below `saved_top` in the chunks behind `current` (allocations + padding).
+    /// Bytes above `saved_top` in the chunks before `current` (allocations + padding).
     pub(crate) retired_used: Cell<usize>,
-    /// Bytes left unused at the bottom of the chunks behind `current`.
-    pub(crate) retired_wasted: Cell<usize>,
     /// Bytes of the out-of-band allocations.
     pub(crate) big_used: Cell<usize>,
 
     // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
-    // * `current` (above): the chunk `top`/`bottom` point into; its `prev` chain holds the
-    //   chunks filled earlier since the last reset, newest first (their `saved_top`
-    //   valid).
-    // * `spare`: empty chunks kept by `reset`, in the order they will be used. Empty
-    //   while there is no current chunk: whatever leaves the arena without one (`reset`,
-    //   `restore_chunks`) makes the first spare current. A scope's entry therefore needs
-    //   no "take a spare first?" check to avoid taking and handing back a chunk every time.
-    // * `big`: out-of-band chunks, each holding one allocation at its `saved_top`.
-    pub(crate) spare: Cell<Option<Chunk>>,
+    // * the chunk list, from `first` along `next` (and back along `prev`): every regular
+    //   chunk, in the order they are filled. `current` (above) is in it, and is `None`
+    //   only when the list is empty. The chunks before `current` were filled since the
+    //   last reset (their `saved_top` and `used_before` valid, their serials increasing
+    //   towards `current`); the chunks after it are spares, empty, in the order they will
+    //   be used. A reset or a rewind therefore only moves `current` back along the list,
+    //   whatever the number of chunks. And a scope's entry needs no "take a spare first?"
+    //   check: an arena with no current chunk has no chunk at all.
+    // * `big`: out-of-band chunks, newest first along `prev`, each holding one allocation
+    //   at its `saved_top`.
+    pub(crate) first: Cell<Option<Chunk>>,
     pub(crate) big: Cell<Option<Chunk>>,
     /// Bytes held from the backing allocator, all lists, headers included.
     pub(crate) held: Cell<usize>,
@@ -203,7 +203,11 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         }
         let chunk = match self.take_spare(size, align) {
             Some(chunk) => chunk,
-            None => self.new_regular_chunk(need)?,
+            None => {
+                let chunk = self.new_regular_chunk(need)?;
+                self.link_after_current(chunk);
+                chunk
+            }
         };
         self.install(chunk);
         // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
@@ -348,7 +352,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             top: Cell::new(empty),
             bottom: Cell::new(empty),
             current: Cell::new(None),
-            spare: Cell::new(None),
+            first: Cell::new(None),
             big: Cell::new(None),
             current_end: Cell::new(empty),
             held: Cell::new(0),
@@ -356,7 +360,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             next_class: Cell::new(FIRST_CHUNK_CLASS),
             max_class: Cell::new(DEFAULT_MAX_CHUNK_CLASS),
             retired_used: Cell::new(0),
-            retired_wasted: Cell::new(0),
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
             low_top: Cell::new(usize::MAX),
@@ -396,6 +399,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             let class = class_for(need).ok_or(AllocError::INVALID_LAYOUT)?;
             let chunk = arena.new_chunk(class - MALLOC_SLACK)?;
             arena.next_class.set(class.saturating_mul(2).min(arena.max_class.get()).max(class));
+            arena.link_after_current(chunk);
             arena.install(chunk);
         }
         Ok(arena)
@@ -479,22 +483,54 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         NonNull::new(new_top)
     }
 
-    /// Removes and returns the first spare chunk with room for the request.
+    /// The first spare chunk with room for the request, moved to just after the current
+    /// chunk if it was further on (the other spares keep their order).
     fn take_spare(&self, size: usize, align: usize) -> Option<Chunk> {
-        let mut prev: Option<Chunk> = None;
-        let mut cursor = self.spare.get();
+        let current = self.current.get()?;
+        let mut cursor = current.next();
         while let Some(chunk) = cursor {
             if bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN).is_some() {
-                match prev {
-                    None => self.spare.set(chunk.prev()),
-                    Some(p) => p.set_prev(chunk.prev()),
+                if current.next() != Some(chunk) {
+                    self.unlink(chunk);
+                    self.link_after_current(chunk);
                 }
                 return Some(chunk);
             }
-            prev = cursor;
-            cursor = chunk.prev();
+            cursor = chunk.next();
         }
         None
+    }
+
+    /// Puts `chunk` (in no list) into the chunk list right after the current chunk, or
+    /// as the only chunk of an empty list.
+    fn link_after_current(&self, chunk: Chunk) {
+        let Some(current) = self.current.get() else {
+            debug_assert!(self.first.get().is_none(), "chunks but no current one");
+            chunk.set_prev(None);
+            chunk.set_next(None);
+            self.first.set(Some(chunk));
+            return;
+        };
+        let next = current.next();
+        chunk.set_prev(Some(current));
+        chunk.set_next(next);
+        current.set_next(Some(chunk));
+        if let Some(next) = next {
+            next.set_prev(Some(chunk));
+        }
+    }
+
+    /// Takes `chunk` (not the current one) out of the chunk list.
+    fn unlink(&self, chunk: Chunk) {
+        debug_assert!(self.current.get() != Some(chunk));
+        let (prev, next) = (chunk.prev(), chunk.next());
+        match prev {
+            Some(prev) => prev.set_next(next),
+            None => self.first.set(next),
+        }
+        if let Some(next) = next {
+            next.set_prev(prev);
+        }
     }
 
     /// Allocates a regular chunk for a request needing `need` bytes of chunk, growing
@@ -524,8 +560,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         Ok(chunk)
     }
 
-    /// Makes `chunk` (empty, in no list) the current chunk.
+    /// Makes `chunk` the current chunk: it is empty and comes right after the current
+    /// chunk in the list (or first, with no current chunk).
     fn install(&self, chunk: Chunk) {
+        debug_assert!(chunk.prev() == self.current.get());
         self.update_peak();
         self.bump_epoch();
         // The new epoch stamps the chunk: a scope entered before knows it came after
@@ -536,9 +574,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             let top = self.top.get().addr();
             old.set_saved_top(top);
             self.retired_used.set(self.retired_used.get() + (old.end_addr() - top));
-            self.retired_wasted.set(self.retired_wasted.get() + (top - old.bottom_addr()));
         }
-        chunk.set_prev(old);
+        chunk.set_used_before(self.retired_used.get());
         chunk.set_saved_top(chunk.end_addr());
         #[cfg(bumpdown_asan)]
         // SAFETY: the chunk is empty: its usable part is free.
@@ -579,7 +616,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Frees every allocation at once. Keeps the regular chunks for reuse (the next
     /// allocations fill them again from the first, touching no new pages and calling no
     /// backing allocator), and returns out-of-band chunks to the backing allocator.
-    /// Takes `&mut self`, so no allocation can still be borrowed. O(number of chunks).
+    /// Takes `&mut self`, so no allocation can still be borrowed. Its cost does not grow
+    /// with the number of chunks it keeps (only with the out-of-band ones it frees).
     ///
     /// ```
     /// let mut arena = bumpdown::Arena::new();
@@ -636,53 +674,18 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.ledger.reset();
         self.free_list(self.big.take());
         self.big_used.set(0);
-        // Order the chunks for reuse: those filled since the last reset, oldest first,
-        // then the old spares.
-        let mut order = self.spare.take();
-        let mut cursor = self.current.take();
-        while let Some(chunk) = cursor {
-            cursor = chunk.prev();
-            chunk.set_prev(order);
-            order = Some(chunk);
-        }
-        // Keep chunks in that order while they fit in `retain`; rebuild the list reversed,
-        // then reverse it back.
-        let mut kept_rev: Option<Chunk> = None;
-        let mut kept_bytes = 0usize;
-        let mut cursor = order;
-        while let Some(chunk) = cursor {
-            cursor = chunk.prev();
-            // The caller's buffer costs nothing to keep.
-            let cost = if self.borrowed.get() == Some(chunk) { 0 } else { chunk.size() };
-            match kept_bytes.checked_add(cost) {
-                Some(total) if total <= retain => {
-                    kept_bytes = total;
-                    chunk.set_prev(kept_rev);
-                    kept_rev = Some(chunk);
-                }
-                // SAFETY: `&mut self` proves no allocation is borrowed; the chunk was
-                // unlinked from every list above.
-                _ => unsafe { self.release(chunk) },
-            }
-        }
-        let mut kept: Option<Chunk> = None;
-        while let Some(chunk) = kept_rev {
-            kept_rev = chunk.prev();
-            chunk.set_prev(kept);
-            kept = Some(chunk);
-        }
         self.retired_used.set(0);
-        self.retired_wasted.set(0);
         let empty = empty_chunk();
         self.top.set(empty);
         self.bottom.set(empty);
         self.current_end.set(empty);
-        match kept {
-            Some(first) => {
-                self.spare.set(first.prev());
-                self.install(first);
-            }
-            None => self.spare.set(None),
+        self.current.set(None);
+        if retain != usize::MAX {
+            self.trim_chunks(retain);
+        }
+        // The chunks are reused in the order they were filled: the list stays as it is.
+        if let Some(first) = self.first.get() {
+            self.install(first);
         }
         // One chunk in use, none retired, nothing out of band, every checkpoint stale:
         // the next `reset` can take its fast path.
@@ -690,8 +693,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 
     /// Returns the arena to the position `cp` saved: out-of-band chunks taken since go back
-    /// to the backing allocator, regular chunks taken since go to the front of the spare
-    /// list (in the order they were filled, so they are reused the same way).
+    /// to the backing allocator, regular chunks filled since become spares again (they
+    /// follow `cp`'s chunk in the list, so they are reused in the same order).
     ///
     /// # Safety
     /// No allocation made after `cp` is still in use, and the arena has only moved
@@ -729,43 +732,35 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             // allocation is unused (the caller).
             unsafe { chunk.free(&self.alloc) };
         }
-        let mut cursor = self.current.get();
-        while cursor != cp.chunk {
-            let chunk = cursor.expect("bumpdown: checkpoint chunk is not in the arena");
-            cursor = chunk.prev();
-            // Newest first onto the front of the list: the oldest ends up first.
-            chunk.set_prev(self.spare.get());
-            self.spare.set(Some(chunk));
-        }
+        // The ledger only lets through positions the arena moved forward from, so the
+        // checkpoint's chunk is the current one or before it. Checked in debug builds
+        // (every test), where the walk is affordable.
+        debug_assert!(
+            cp.chunk.is_none_or(|c| core::iter::successors(self.current.get(), |x| x.prev()).any(|x| x == c)),
+            "bumpdown: checkpoint chunk is not in the arena"
+        );
         match cp.chunk {
             Some(chunk) => {
                 self.current.set(Some(chunk));
                 self.current_end.set(chunk.ptr_at(chunk.end_addr()));
                 self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
+                // What the chunks before it hold, as when it was made current (they have
+                // not changed since: only the current chunk moves).
+                self.retired_used.set(chunk.used_before());
             }
             None => {
                 self.current.set(None);
                 self.current_end.set(empty_chunk());
                 self.bottom.set(empty_chunk());
+                self.retired_used.set(0);
             }
         }
         // `cp.top` was this chunk's bump pointer then; the allocations below it are gone.
         self.top.set(cp.top);
-        // What the chunks behind the current one hold, as when the checkpoint was taken
-        // (they have not changed since: only the current chunk moves).
-        let (mut used, mut wasted) = (0, 0);
-        let mut cursor = cp.chunk.and_then(|c| c.prev());
-        while let Some(chunk) = cursor {
-            used += chunk.end_addr() - chunk.saved_top();
-            wasted += chunk.saved_top() - chunk.bottom_addr();
-            cursor = chunk.prev();
-        }
-        self.retired_used.set(used);
-        self.retired_wasted.set(wasted);
         if cp.chunk.is_none() {
-            // Back to no chunk in use: the first spare becomes current (the chunk-list
+            // Back to no chunk in use: the first chunk becomes current (the chunk-list
             // invariant). The position is the same, "nothing in regular chunks".
-            self.adopt_spare();
+            self.adopt_first();
         }
     }
 
@@ -781,12 +776,33 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         cursor
     }
 
-    /// Makes the first spare chunk current, if there is one and no current chunk. Moves
-    /// no allocation: the arena's position stays "nothing in use".
-    fn adopt_spare(&self) {
-        if let (None, Some(first)) = (self.current.get(), self.spare.get()) {
-            self.spare.set(first.prev());
+    /// Makes the first chunk current, if there is one and no current chunk. Moves no
+    /// allocation: the arena's position stays "nothing in use".
+    fn adopt_first(&self) {
+        if let (None, Some(first)) = (self.current.get(), self.first.get()) {
             self.install(first);
+        }
+    }
+
+    /// Frees regular chunks, keeping them in list order while their sizes add up to at
+    /// most `retain` bytes (the caller's buffer counts as nothing). Called with no
+    /// current chunk and nothing in use.
+    fn trim_chunks(&mut self, retain: usize) {
+        debug_assert!(self.current.get().is_none());
+        let mut kept = 0usize;
+        let mut cursor = self.first.get();
+        while let Some(chunk) = cursor {
+            cursor = chunk.next();
+            let cost = if self.borrowed.get() == Some(chunk) { 0 } else { chunk.size() };
+            match kept.checked_add(cost) {
+                Some(total) if total <= retain => kept = total,
+                _ => {
+                    self.unlink(chunk);
+                    // SAFETY: `&mut self` proves no allocation is borrowed; the chunk
+                    // was just taken out of the list.
+                    unsafe { self.release(chunk) }
+                }
+            }
         }
     }
 
@@ -822,7 +838,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
     }
 
-    /// Frees every chunk of a list.
+    /// Frees every chunk of a list linked by `prev` (the `big` list).
     fn free_list(&self, mut cursor: Option<Chunk>) {
         while let Some(chunk) = cursor {
             cursor = chunk.prev();
@@ -870,6 +886,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         // caller promises the `size <= len` bytes from it are ours.
         let chunk = unsafe { Chunk::in_buffer(NonNull::new_unchecked(buf.with_addr(base)), size) };
         self.borrowed.set(Some(chunk));
+        self.link_after_current(chunk);
         self.install(chunk);
     }
 
@@ -979,30 +996,39 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             capacity: 0,
             held_bytes: self.held.get(),
             used: self.used(),
-            wasted: self.retired_wasted.get(),
+            wasted: 0,
             peak_used: self.peak_used.get(),
         };
+        let current = self.current.get();
         self.for_each_chunk(|chunk, list| {
             stats.chunks += 1;
             stats.capacity += chunk.capacity();
             match list {
                 List::Big => stats.big_chunks += 1,
                 List::Spare => stats.spare_chunks += 1,
+                List::Used if Some(chunk) != current => stats.wasted += chunk.saved_top() - chunk.bottom_addr(),
                 List::Used => {}
             }
         });
         stats
     }
 
+    /// Calls `f` on every chunk: the chunk list in order (used up to the current chunk,
+    /// spare after it), then the out-of-band chunks.
     fn for_each_chunk(&self, mut f: impl FnMut(Chunk, List)) {
-        for (head, list) in
-            [(self.current.get(), List::Used), (self.spare.get(), List::Spare), (self.big.get(), List::Big)]
-        {
-            let mut cursor = head;
-            while let Some(chunk) = cursor {
-                f(chunk, list);
-                cursor = chunk.prev();
+        let mut list = List::Used;
+        let mut cursor = self.first.get();
+        while let Some(chunk) = cursor {
+            f(chunk, list);
+            if Some(chunk) == self.current.get() {
+                list = List::Spare;
             }
+            cursor = chunk.next();
+        }
+        let mut cursor = self.big.get();
+        while let Some(chunk) = cursor {
+            f(chunk, List::Big);
+            cursor = chunk.prev();
         }
     }
 
@@ -1021,7 +1047,21 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
         assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
         let end = self.current_end.get().addr();
-        assert!(self.current.get().is_some() || self.spare.get().is_none(), "spare chunks but no current one");
+        assert_eq!(
+            self.current.get().is_some(),
+            self.first.get().is_some(),
+            "chunks but no current one, or the reverse"
+        );
+        let mut prev = None;
+        let mut cursor = self.first.get();
+        let mut seen_current = self.current.get().is_none();
+        while let Some(chunk) = cursor {
+            assert_eq!(chunk.prev(), prev, "chunk list links out of sync at {:#x}", chunk.base_addr());
+            seen_current |= Some(chunk) == self.current.get();
+            prev = cursor;
+            cursor = chunk.next();
+        }
+        assert!(seen_current, "the current chunk is not in the chunk list");
         match self.current.get() {
             None => {
                 assert!(top == empty_chunk().addr() && bottom == top && end == top, "empty arena not at the sentinel")
@@ -1039,7 +1079,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             newer_stamp = chunk.serial();
             cursor = chunk.prev();
         }
-        let (mut held, mut used, mut wasted, mut big_used) = (0, 0, 0, 0);
+        let (mut held, mut used, mut big_used) = (0, 0, 0);
         let mut newer_serial = self.epoch.get() + 1;
         self.for_each_chunk(|chunk, list| {
             if self.borrowed.get() != Some(chunk) {
@@ -1052,8 +1092,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                     chunk.bottom_addr() <= saved && saved <= chunk.end_addr(),
                     "saved top {saved:#x} outside chunk"
                 );
+                assert_eq!(chunk.used_before(), used, "used_before out of sync");
                 used += chunk.end_addr() - saved;
-                wasted += saved - chunk.bottom_addr();
+            }
+            if Some(chunk) == self.current.get() {
+                assert_eq!(chunk.used_before(), used, "used_before of the current chunk out of sync");
             }
             if list == List::Big {
                 assert!(chunk.base_addr() < saved && saved <= chunk.end_addr(), "big allocation outside its chunk");
@@ -1064,7 +1107,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         });
         assert_eq!(held, self.held.get(), "held bytes out of sync");
         assert_eq!(used, self.retired_used.get(), "retired bytes out of sync");
-        assert_eq!(wasted, self.retired_wasted.get(), "wasted bytes out of sync");
         assert_eq!(big_used, self.big_used.get(), "out-of-band bytes out of sync");
     }
 }
@@ -1115,8 +1157,14 @@ fn class_for(need: usize) -> Option<usize> {
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Arena<MIN_ALIGN, A> {
     fn drop(&mut self) {
-        self.free_list(self.current.take());
-        self.free_list(self.spare.take());
+        self.current.set(None);
+        let mut cursor = self.first.take();
+        while let Some(chunk) = cursor {
+            cursor = chunk.next();
+            // SAFETY: the arena is going away: nothing points into its chunks any more,
+            // and the list is no longer reachable.
+            unsafe { self.release(chunk) };
+        }
         self.free_list(self.big.take());
     }
 }
