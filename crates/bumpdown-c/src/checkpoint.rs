@@ -10,9 +10,12 @@
 //! The bytes are only ever written and read in place, never copied by Rust as `u64`s,
 //! so the checkpoint's pointers keep their provenance between the two.
 
+use core::ffi::c_int;
 use core::mem::{align_of, size_of, MaybeUninit};
 
-use bumpdown::Checkpoint;
+use bumpdown::{Checkpoint, RewindError};
+
+use crate::errors::{fail, guard, rewind_code, BD_ERR_BAD_CHECKPOINT, BD_ERR_INTERNAL, BD_OK};
 
 /// A saved position of an arena, as C holds it (see `bumpdown.h`).
 #[repr(C)]
@@ -87,6 +90,38 @@ pub(crate) unsafe fn load(cp: *const bd_checkpoint) -> Option<Checkpoint> {
     // `bd_checkpoint_save`, unmodified); every bit pattern of its integer and pointer fields
     // is a valid value.
     Some(unsafe { cp.cast::<u64>().add(1).cast::<Checkpoint>().read() })
+}
+
+/// What `bd_checkpoint_save` and `bd_vm_checkpoint_save` do once their pointers are
+/// checked: store the arena's `checkpoint()` in `*out`.
+///
+/// # Safety
+/// `out` is valid for writes of a `bd_checkpoint`.
+pub(crate) unsafe fn save(out: *mut bd_checkpoint, checkpoint: impl FnOnce() -> Checkpoint) -> c_int {
+    guard(BD_ERR_INTERNAL, || {
+        // SAFETY: `out` is valid for writes (the caller).
+        unsafe { store(out, checkpoint()) };
+        BD_OK
+    })
+}
+
+/// What `bd_rewind` and `bd_vm_rewind` do once their pointers are checked: load `*cp`
+/// and `rewind` the arena to it, with the result code C gets.
+///
+/// # Safety
+/// `cp` points at an initialized `bd_checkpoint`.
+pub(crate) unsafe fn rewind(
+    cp: *const bd_checkpoint,
+    rewind: impl FnOnce(Checkpoint) -> Result<(), RewindError>,
+) -> c_int {
+    guard(BD_ERR_INTERNAL, || {
+        // SAFETY: an initialized checkpoint struct (the caller).
+        let Some(cp) = (unsafe { load(cp) }) else { return fail(BD_ERR_BAD_CHECKPOINT) };
+        match rewind(cp) {
+            Ok(()) => BD_OK,
+            Err(err) => fail(rewind_code(err)),
+        }
+    })
 }
 
 #[cfg(test)]

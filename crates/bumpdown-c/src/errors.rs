@@ -1,6 +1,8 @@
 //! How failures reach C: `errno`, result codes, and panics stopped at the boundary.
 
-use core::ffi::c_int;
+use core::alloc::Layout;
+use core::ffi::{c_int, c_void};
+use core::ptr::{self, NonNull};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bumpdown::{AllocError, AllocErrorKind, RewindError};
@@ -52,6 +54,26 @@ pub(crate) fn rewind_code(err: RewindError) -> c_int {
     match err {
         RewindError::ForeignCheckpoint => BD_ERR_FOREIGN_CHECKPOINT,
         _ => BD_ERR_STALE_CHECKPOINT,
+    }
+}
+
+/// `NULL` with `errno` set: the failure of a function that returns a pointer.
+pub(crate) fn null_with(errno: c_int) -> *mut c_void {
+    set_errno(errno);
+    ptr::null_mut()
+}
+
+/// An allocation of `size` bytes aligned to `align` by `alloc`, as C gets it: the block,
+/// or `NULL` with `errno` `EINVAL` (no such layout) or `ENOMEM`.
+pub(crate) fn alloc_or_null(
+    size: usize,
+    align: usize,
+    alloc: impl FnOnce(Layout) -> Result<NonNull<u8>, AllocError>,
+) -> *mut c_void {
+    let Ok(layout) = Layout::from_size_align(size, align) else { return null_with(EINVAL) };
+    match alloc(layout) {
+        Ok(p) => p.as_ptr().cast(),
+        Err(err) => null_with(alloc_errno(err)),
     }
 }
 

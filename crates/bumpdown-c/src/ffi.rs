@@ -10,7 +10,7 @@ use core::ffi::{c_char, c_int, c_void};
 use core::ptr::{self, NonNull};
 
 use crate::checkpoint;
-use crate::errors::{alloc_errno, fail, guard, set_errno, EINVAL};
+use crate::errors::{alloc_errno, alloc_or_null, fail, guard, null_with, EINVAL};
 use crate::handle::{create_fixed, create_growable, destroy, ArenaMut};
 
 pub use crate::checkpoint::bd_checkpoint;
@@ -54,12 +54,6 @@ pub struct bd_stats {
     pub spare_chunks: usize,
     /// Of those, ones holding one big allocation.
     pub big_chunks: usize,
-}
-
-/// `NULL` with `errno` set.
-fn null_with(errno: c_int) -> *mut c_void {
-    set_errno(errno);
-    ptr::null_mut()
 }
 
 /// Creates a growable arena with default options.
@@ -125,11 +119,7 @@ pub unsafe extern "C" fn bd_alloc_slow(arena: *mut bd_arena, size: usize, align:
     guard(ptr::null_mut(), || {
         // SAFETY: NULL or a live handle (the caller).
         let Some(arena) = (unsafe { arena.as_ref() }) else { return null_with(EINVAL) };
-        let Ok(layout) = Layout::from_size_align(size, align) else { return null_with(EINVAL) };
-        match arena.try_alloc_layout(layout) {
-            Ok(p) => p.as_ptr().cast(),
-            Err(err) => null_with(alloc_errno(err)),
-        }
+        alloc_or_null(size, align, |layout| arena.try_alloc_layout(layout))
     })
 }
 
@@ -234,11 +224,8 @@ pub unsafe extern "C" fn bd_reset_with_limit(arena: *mut bd_arena, retain: usize
 pub unsafe extern "C" fn bd_checkpoint_save(arena: *mut bd_arena, out: *mut bd_checkpoint) -> c_int {
     // SAFETY: NULL or a live handle (the caller).
     let (Some(arena), false) = (unsafe { arena.as_ref() }, out.is_null()) else { return fail(BD_ERR_NULL) };
-    guard(BD_ERR_INTERNAL, || {
-        // SAFETY: `out` is valid for writes (the caller).
-        unsafe { checkpoint::store(out, arena.checkpoint()) };
-        BD_OK
-    })
+    // SAFETY: `out` is valid for writes (the caller).
+    unsafe { checkpoint::save(out, || arena.checkpoint()) }
 }
 
 /// Frees everything allocated after `*cp` was taken.
@@ -249,16 +236,10 @@ pub unsafe extern "C" fn bd_checkpoint_save(arena: *mut bd_arena, out: *mut bd_c
 #[no_mangle]
 pub unsafe extern "C" fn bd_rewind(arena: *mut bd_arena, cp: *const bd_checkpoint) -> c_int {
     let (Some(arena), false) = (NonNull::new(arena), cp.is_null()) else { return fail(BD_ERR_NULL) };
-    guard(BD_ERR_INTERNAL, || {
-        // SAFETY: an initialized checkpoint struct (the caller).
-        let Some(cp) = (unsafe { checkpoint::load(cp) }) else { return fail(BD_ERR_BAD_CHECKPOINT) };
-        // SAFETY: a live handle; what was allocated after the checkpoint is dead (the
-        // caller), and the core checks the checkpoint belongs to this arena's lineage.
-        match unsafe { ArenaMut::of(arena) }.try_rewind(cp) {
-            Ok(()) => BD_OK,
-            Err(err) => fail(crate::errors::rewind_code(err)),
-        }
-    })
+    // SAFETY: an initialized checkpoint struct (the caller). In the closure: a live
+    // handle; what was allocated after the checkpoint is dead (the caller), and the core
+    // checks the checkpoint belongs to this arena's lineage.
+    unsafe { checkpoint::rewind(cp, |cp| ArenaMut::of(arena).try_rewind(cp)) }
 }
 
 /// Fills `*out` with the arena's statistics.

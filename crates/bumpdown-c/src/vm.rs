@@ -22,8 +22,8 @@ use allocator_api2::alloc::Allocator;
 use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
 use crate::checkpoint::{self, bd_checkpoint};
-use crate::errors::{alloc_errno, fail, guard, set_errno, EINVAL, ENOMEM};
-use crate::ffi::{BD_ERR_BAD_CHECKPOINT, BD_ERR_INTERNAL, BD_ERR_NULL, BD_OK};
+use crate::errors::{alloc_errno, alloc_or_null, fail, guard, null_with, EINVAL, ENOMEM};
+use crate::ffi::{BD_ERR_INTERNAL, BD_ERR_NULL, BD_OK};
 
 /// The arena a `bd_vm_arena *` points at. C sees its first two fields.
 #[allow(non_camel_case_types)]
@@ -72,12 +72,6 @@ pub struct bd_vm_stats {
     pub used: usize,
     /// Most bytes in use at once.
     pub peak_used: usize,
-}
-
-/// `NULL` with `errno` set.
-fn null_with(errno: c_int) -> *mut c_void {
-    set_errno(errno);
-    ptr::null_mut()
 }
 
 /// The core's options for `opts`, or the `errno` for options that make no sense.
@@ -167,11 +161,7 @@ pub unsafe extern "C" fn bd_vm_alloc_slow(arena: *mut bd_vm_arena, size: usize, 
     guard(ptr::null_mut(), || {
         // SAFETY: NULL or a live handle (the caller).
         let Some(arena) = (unsafe { arena.as_ref() }) else { return null_with(EINVAL) };
-        let Ok(layout) = Layout::from_size_align(size, align) else { return null_with(EINVAL) };
-        match arena.try_alloc_layout(layout) {
-            Ok(p) => p.as_ptr().cast(),
-            Err(err) => null_with(alloc_errno(err)),
-        }
+        alloc_or_null(size, align, |layout| arena.try_alloc_layout(layout))
     })
 }
 
@@ -184,11 +174,7 @@ pub unsafe extern "C" fn bd_vm_alloc_zeroed(arena: *mut bd_vm_arena, size: usize
     guard(ptr::null_mut(), || {
         // SAFETY: NULL or a live handle (the caller).
         let Some(arena) = (unsafe { arena.as_ref() }) else { return null_with(EINVAL) };
-        let Ok(layout) = Layout::from_size_align(size, align) else { return null_with(EINVAL) };
-        match arena.try_alloc_zeroed_layout(layout) {
-            Ok(p) => p.as_ptr().cast(),
-            Err(err) => null_with(alloc_errno(err)),
-        }
+        alloc_or_null(size, align, |layout| arena.try_alloc_zeroed_layout(layout))
     })
 }
 
@@ -272,11 +258,8 @@ pub unsafe extern "C" fn bd_vm_reset(arena: *mut bd_vm_arena) -> c_int {
 pub unsafe extern "C" fn bd_vm_checkpoint_save(arena: *mut bd_vm_arena, out: *mut bd_checkpoint) -> c_int {
     // SAFETY: NULL or a live handle (the caller).
     let (Some(arena), false) = (unsafe { arena.as_ref() }, out.is_null()) else { return fail(BD_ERR_NULL) };
-    guard(BD_ERR_INTERNAL, || {
-        // SAFETY: `out` is valid for writes (the caller).
-        unsafe { checkpoint::store(out, arena.checkpoint()) };
-        BD_OK
-    })
+    // SAFETY: `out` is valid for writes (the caller).
+    unsafe { checkpoint::save(out, || arena.checkpoint()) }
 }
 
 /// Frees everything allocated after `*cp` was taken.
@@ -288,15 +271,9 @@ pub unsafe extern "C" fn bd_vm_checkpoint_save(arena: *mut bd_vm_arena, out: *mu
 pub unsafe extern "C" fn bd_vm_rewind(arena: *mut bd_vm_arena, cp: *const bd_checkpoint) -> c_int {
     // SAFETY: NULL or a live handle whose later allocations are dead (the caller).
     let (Some(arena), false) = (unsafe { arena.as_mut() }, cp.is_null()) else { return fail(BD_ERR_NULL) };
-    guard(BD_ERR_INTERNAL, || {
-        // SAFETY: an initialized checkpoint struct (the caller).
-        let Some(cp) = (unsafe { checkpoint::load(cp) }) else { return fail(BD_ERR_BAD_CHECKPOINT) };
-        // The core checks the checkpoint belongs to this arena and is not stale.
-        match arena.try_rewind(cp) {
-            Ok(()) => BD_OK,
-            Err(err) => fail(crate::errors::rewind_code(err)),
-        }
-    })
+    // SAFETY: an initialized checkpoint struct (the caller). The core checks the
+    // checkpoint belongs to this arena and is not stale.
+    unsafe { checkpoint::rewind(cp, |cp| arena.try_rewind(cp)) }
 }
 
 /// Fills `*out` with the arena's statistics.

@@ -87,3 +87,18 @@ pub fn env_bytes(name: &CStr) -> Option<&'static [u8]> {
 pub fn env_size(name: &CStr) -> Option<usize> {
     env_bytes(name).and_then(parse_size)
 }
+
+/// A yes/no setting from the environment variable `name`: `0` is no, `1` is yes, and
+/// anything else (or nothing) is `default`.
+///
+/// ```
+/// assert!(bumpdown_global::env_flag(c"BUMPDOWN_DOCTEST_UNSET", true));
+/// assert!(!bumpdown_global::env_flag(c"BUMPDOWN_DOCTEST_UNSET", false));
+/// ```
+pub fn env_flag(name: &CStr, default: bool) -> bool {
+    match env_bytes(name) {
+        Some(b"0") => false,
+        Some(b"1") => true,
+        _ => default,
+    }
+}

@@ -4,10 +4,11 @@ use core::alloc::{GlobalAlloc, Layout};
 use core::ptr;
 
 use crate::big;
-use crate::env::{env_bytes, env_size};
-use crate::heap::{chunk_size, Mode, MAX_ALIGN};
+use crate::env::{env_flag, env_size};
+use crate::heap::{chunk_size, Mode};
 use crate::region;
-use crate::thread::with_heap;
+use crate::route::{self, Resize};
+use crate::thread::ThreadHeap;
 
 /// The default reservation: 64 GiB of address space.
 ///
@@ -155,28 +156,23 @@ impl BumpGlobal {
 
     /// The region options to set up with: ours, overridden by the environment.
     fn reservation(&self) -> region::Options {
-        let flag = |name: &core::ffi::CStr, default: bool| match env_bytes(name) {
-            Some(b"0") => false,
-            Some(b"1") => true,
-            _ => default,
-        };
         region::Options {
             size: env_size(c"BUMPDOWN_RESERVE").unwrap_or(self.reservation),
-            huge_pages: flag(c"BUMPDOWN_HUGEPAGES", self.huge_pages),
-            populate: flag(c"BUMPDOWN_POPULATE", self.populate),
+            huge_pages: env_flag(c"BUMPDOWN_HUGEPAGES", self.huge_pages),
+            populate: env_flag(c"BUMPDOWN_POPULATE", self.populate),
         }
     }
 
     /// Allocates from the region, or null if it cannot serve `layout`.
     #[inline(always)]
     fn region_alloc<const ZERO: bool>(&self, layout: Layout) -> *mut u8 {
-        match chunk_size(layout.size(), layout.align(), self.mode) {
-            Some(csz) if layout.align() <= MAX_ALIGN => {
-                // SAFETY: csz comes from chunk_size in our mode, align is a power of two
-                // <= MAX_ALIGN; the closure and the heap code never allocate through us.
-                unsafe { with_heap(|heap| heap.alloc::<ZERO>(csz, layout.align(), self.mode, &|| self.reservation())) }
-            }
-            _ => ptr::null_mut(),
+        match route::chunk_for(layout.size(), layout.align(), self.mode) {
+            // SAFETY: `csz` is for this alignment, a power of two (it is a layout's);
+            // `reservation` reads the environment and never allocates.
+            Some(csz) => unsafe {
+                route::alloc::<ThreadHeap, ZERO>(csz, layout.align(), self.mode, &|| self.reservation())
+            },
+            None => ptr::null_mut(),
         }
     }
 
@@ -185,7 +181,7 @@ impl BumpGlobal {
     #[cold]
     #[inline(never)]
     fn fallback_alloc(&self, layout: Layout, zero: bool) -> *mut u8 {
-        let servable = chunk_size(layout.size(), layout.align(), self.mode).is_some() && layout.align() <= MAX_ALIGN;
+        let servable = route::chunk_for(layout.size(), layout.align(), self.mode).is_some();
         if servable && self.exhaustion == Exhaustion::Abort && layout.size() <= region::reserved() {
             exhausted();
         }
@@ -222,8 +218,8 @@ impl BumpGlobal {
     unsafe fn region_free(&self, p: *mut u8, layout: Layout) {
         // Always `Some`: the region served this layout, so it had a chunk size.
         if let Some(csz) = chunk_size(layout.size(), layout.align(), self.mode) {
-            // SAFETY: p is a live region chunk of csz bytes (caller); free never allocates.
-            unsafe { with_heap(|heap| heap.free(p, csz, self.mode)) }
+            // SAFETY: p is a live region chunk of csz bytes (the caller), given up.
+            unsafe { route::free::<ThreadHeap>(p, csz, self.mode) }
         }
     }
 }
@@ -314,19 +310,15 @@ unsafe impl GlobalAlloc for BumpGlobal {
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if region::contains(p) {
             // `old` is always `Some`: the region served this layout.
-            if let (Some(old), Some(new)) =
-                (chunk_size(layout.size(), layout.align(), self.mode), chunk_size(new_size, layout.align(), self.mode))
+            let (align, mode) = (layout.align(), self.mode);
+            if let (Some(old), Some(new)) = (chunk_size(layout.size(), align, mode), chunk_size(new_size, align, mode))
             {
-                if new == old {
-                    return p;
-                }
-                // SAFETY: p is a live region chunk of `old` bytes; new from chunk_size.
-                if unsafe { with_heap(|heap| heap.resize_in_place(p, old, new, self.mode)) } {
-                    return p;
-                }
-                if new < old && self.mode == Mode::Bump {
+                // SAFETY: p is a live region chunk of `old` bytes; `new` is for its alignment.
+                match unsafe { route::resize::<ThreadHeap>(p, old, new, mode) } {
+                    Resize::Same | Resize::InPlace => return p,
                     // Keep the block; its tail is lost, as everything freed in bump mode.
-                    return p;
+                    Resize::Refused if new < old && mode == Mode::Bump => return p,
+                    Resize::Refused => {}
                 }
             }
         } else if big::is_big(layout) {
@@ -356,14 +348,9 @@ unsafe impl GlobalAlloc for BumpGlobal {
         }
         // SAFETY: new_size is non-zero and rounds to a valid layout (GlobalAlloc contract).
         let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
-        // SAFETY: a valid non-zero layout.
-        let q = unsafe { self.alloc(new_layout) };
-        if !q.is_null() {
-            // SAFETY: both blocks are live, distinct, and at least min(old, new) bytes long.
-            unsafe { ptr::copy_nonoverlapping(p, q, layout.size().min(new_size)) };
-            // SAFETY: p is live with `layout` (contract), not used afterwards.
-            unsafe { self.dealloc(p, layout) };
-        }
-        q
+        // SAFETY: `p` is live with `layout` (the contract); `alloc` gets a valid non-zero
+        // layout of `new_size` bytes; `dealloc` gets `p` with its layout, and the caller
+        // uses only the result.
+        unsafe { route::move_block(p, layout.size(), new_size, || self.alloc(new_layout), |p| self.dealloc(p, layout)) }
     }
 }

@@ -22,6 +22,8 @@
 //! * [`heap`]: a thread's windows (one per size band) and free lists; [`with_heap`]
 //!   reaches the current one.
 //! * [`classes`]: size-class arithmetic (no `unsafe`).
+//! * [`route`]: how a front end serves a request (region or fallback, resize in place or
+//!   move), written once for [`BumpGlobal`] and `bumpdown-malloc`, over a [`route::HeapSlot`].
 //! * [`BumpGlobal`]: the `GlobalAlloc` front end. Blocks over the largest size class get
 //!   mappings of their own (on huge pages when 2 MiB or more); the system allocator takes
 //!   what is too aligned, and what no longer fits once the reservation is exhausted.
@@ -43,15 +45,16 @@ mod env;
 mod global;
 pub mod heap;
 pub mod region;
+pub mod route;
 pub mod shadow;
 mod stats;
 #[cfg(feature = "std")]
 mod thread;
 
-pub use env::{env_bytes, env_size, parse_size};
+pub use env::{env_bytes, env_flag, env_size, parse_size};
 #[cfg(feature = "std")]
 pub use global::{BumpGlobal, Exhaustion, DEFAULT_RESERVATION};
 pub use heap::{chunk_size, Heap, Mode};
 pub use stats::{stats, Stats};
 #[cfg(feature = "std")]
-pub use thread::with_heap;
+pub use thread::{with_heap, ThreadHeap};

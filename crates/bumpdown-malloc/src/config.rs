@@ -15,7 +15,7 @@
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use bumpdown_global::region::Options;
-use bumpdown_global::{env_bytes, env_size, Mode};
+use bumpdown_global::{env_bytes, env_flag, env_size, Mode};
 
 /// The default cap on the bump region: 4 GiB.
 ///
@@ -64,14 +64,9 @@ pub const HUGE_PAGES: bool = true;
 
 /// The region to set up (reads `BUMPDOWN_LIMIT`, `BUMPDOWN_HUGEPAGES`, `BUMPDOWN_POPULATE`).
 pub fn region_options() -> Options {
-    let flag = |name: &core::ffi::CStr, default: bool| match env_bytes(name) {
-        Some(b"0") => false,
-        Some(b"1") => true,
-        _ => default,
-    };
     Options {
         size: env_size(c"BUMPDOWN_LIMIT").unwrap_or(DEFAULT_LIMIT),
-        huge_pages: flag(c"BUMPDOWN_HUGEPAGES", HUGE_PAGES),
-        populate: flag(c"BUMPDOWN_POPULATE", false),
+        huge_pages: env_flag(c"BUMPDOWN_HUGEPAGES", HUGE_PAGES),
+        populate: env_flag(c"BUMPDOWN_POPULATE", false),
     }
 }

@@ -1,10 +1,11 @@
 //! The malloc family over the bumpdown engine, with glibc as the fallback.
 //!
 //! Every function here is what the exported symbol of the same name does. Region blocks
-//! come from the thread's heap (a free-list pop or a bump); requests the region cannot
-//! serve (over 256 KiB in recycling mode, alignment over 4096, region full or missing)
-//! go to glibc's `__libc_*` entry points, which never come back to us. Nothing here
-//! allocates through `malloc`, takes a lock, or panics.
+//! come from the thread's heap (a free-list pop or a bump), routed as `BumpGlobal` routes
+//! them ([`bumpdown_global::route`]); requests the region cannot serve (over 256 KiB in
+//! recycling mode, alignment over 4096, region full or missing) go to glibc's `__libc_*`
+//! entry points, which never come back to us. Nothing here allocates through `malloc`,
+//! takes a lock, or panics.
 //!
 //! The module is public so that a program can call these functions without the exported
 //! symbols (feature `exports` off), as the `malloc` fuzz target does: its process keeps
@@ -14,11 +15,12 @@ use core::ffi::c_void;
 use core::ptr;
 
 use bumpdown_global::heap::MAX_ALIGN;
+use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
 
 use crate::config::{mode, region_options};
 use crate::header::{self, Header, FALLBACK_TAG, HDR};
-use crate::tls::with_heap;
+use crate::tls::TlsHeap;
 
 extern "C" {
     fn __libc_malloc(size: usize) -> *mut c_void;
@@ -42,13 +44,14 @@ fn out_of_memory() -> *mut u8 {
 }
 
 /// Allocates a region chunk for `total` bytes (payload plus header room) aligned to
-/// `align`, or null if the region cannot serve it.
+/// `align`, a power of two, and returns it with its size; `None` if the region cannot
+/// serve it.
 #[inline(always)]
 fn region_chunk<const ZERO: bool>(total: usize, align: usize, mode: Mode) -> Option<(*mut u8, usize)> {
-    let csz = chunk_size(total, align, mode)?;
-    // SAFETY: csz from chunk_size in `mode`; align is a power of two <= MAX_ALIGN (callers);
-    // the heap code and `region_options` never allocate.
-    let c = unsafe { with_heap(|h| h.alloc::<ZERO>(csz, align, mode, &region_options)) };
+    let csz = route::chunk_for(total, align, mode)?;
+    // SAFETY: `csz` is for this alignment, a power of two (callers); `region_options` only
+    // reads the environment, it never allocates.
+    let c = unsafe { route::alloc::<TlsHeap, ZERO>(csz, align, mode, &region_options) };
     if c.is_null() {
         None
     } else {
@@ -144,8 +147,8 @@ pub unsafe fn free(p: *mut u8) {
         shadow::block_freed(p);
         let mode = mode();
         // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
-        // (its chunk size); the caller gives it up; free never allocates.
-        unsafe { with_heap(|h| h.free(p.sub(offset), offset + usable, mode)) };
+        // (its chunk size); the caller gives it up.
+        unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
     } else {
         // SAFETY: forwarded caller contract.
         unsafe { free_outside(p) };
@@ -206,18 +209,18 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
         if h.offset == HDR {
             if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, 16, mode)) {
                 let old = usable + HDR;
-                if new == old {
-                    return p;
-                }
-                // SAFETY: the chunk p-HDR of `old` bytes is live; new from chunk_size.
-                if unsafe { with_heap(|heap| heap.resize_in_place(p.sub(HDR), old, new, mode)) } {
-                    // SAFETY: the header is ours; the chunk is now `new` bytes.
-                    unsafe { header::write(p, HDR, new - HDR) };
-                    shadow::block_resized(p, usable, new - HDR);
-                    return p;
-                }
-                if new < old && (mode == Mode::Bump || n >= usable / 2) {
-                    return p;
+                // SAFETY: the chunk p-HDR of `old` bytes is live, 16-aligned as `new` is for.
+                match unsafe { route::resize::<TlsHeap>(p.sub(HDR), old, new, mode) } {
+                    Resize::Same => return p,
+                    Resize::InPlace => {
+                        // SAFETY: the header is ours; the chunk is now `new` bytes.
+                        unsafe { header::write(p, HDR, new - HDR) };
+                        shadow::block_resized(p, usable, new - HDR);
+                        return p;
+                    }
+                    // The header keeps the whole size, so `free` returns the whole chunk.
+                    Resize::Refused if new < old && (mode == Mode::Bump || n >= usable / 2) => return p,
+                    Resize::Refused => {}
                 }
             }
         }
@@ -246,14 +249,9 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
             None => return unsafe { __libc_realloc(p.cast(), n) }.cast(),
         }
     }
-    let q = malloc(n);
-    if !q.is_null() {
-        // SAFETY: both blocks are live and distinct; min(usable, n) fits both.
-        unsafe { ptr::copy_nonoverlapping(p, q, usable.min(n)) };
-        // SAFETY: p is given up now that its bytes are in q.
-        unsafe { free(p) };
-    }
-    q
+    // SAFETY: `p` is live with `usable` bytes, a fresh block from `malloc` has `n`; the
+    // caller gives `p` up on success, when `free` gets it.
+    unsafe { route::move_block(p, usable, n, || malloc(n), |p| free(p)) }
 }
 
 /// `reallocarray`: `realloc(p, n * size)` with overflow checked (ENOMEM, `p` untouched).

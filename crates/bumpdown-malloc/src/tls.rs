@@ -7,7 +7,11 @@
 //! the thread's DTV): an allocator must not depend on it. On x86_64 we therefore declare
 //! the slot in assembly (`.tbss`, zero-filled: the all-zero `Heap` is the empty heap) and
 //! reach it with the initial-exec sequence; elsewhere we use the engine's slot.
+//!
+//! Either way the slot is [`TlsHeap`], the [`HeapSlot`] this library routes through.
 
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+use bumpdown_global::route::HeapSlot;
 use bumpdown_global::Heap;
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
@@ -26,38 +30,35 @@ core::arch::global_asm!(
 
 const _: () = assert!(core::mem::align_of::<Heap>() <= 64);
 
-/// Runs `f` on the current thread's heap.
-///
-/// # Safety
-/// `f` must not call `with_heap` (no allocation through this library inside `f`).
+/// The thread's heap in the initial-exec slot `bumpdown_malloc_heap`.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
-#[inline(always)]
-pub unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
-    let heap: *mut Heap;
-    // SAFETY: the initial-exec TLS sequence: %fs:0 holds the thread pointer, and the GOT
-    // entry holds the slot's offset from it (a static TLS block exists for every library
-    // loaded at start-up, which LD_PRELOAD libraries are). Reads memory only.
-    unsafe {
-        core::arch::asm!(
-            "mov {p}, qword ptr fs:[0]",
-            "add {p}, qword ptr [rip + bumpdown_malloc_heap@GOTTPOFF]",
-            p = out(reg) heap,
-            options(pure, readonly, nostack),
-        );
+pub(crate) struct TlsHeap;
+
+// SAFETY: each thread has its own `bumpdown_malloc_heap`, zero bytes at first, which is
+// `Heap::EMPTY` (null pointers and zero counts), and only `with_heap` below reaches it.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+unsafe impl HeapSlot for TlsHeap {
+    #[inline(always)]
+    unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
+        let heap: *mut Heap;
+        // SAFETY: the initial-exec TLS sequence: %fs:0 holds the thread pointer, and the
+        // GOT entry holds the slot's offset from it (a static TLS block exists for every
+        // library loaded at start-up, which LD_PRELOAD libraries are). Reads memory only.
+        unsafe {
+            core::arch::asm!(
+                "mov {p}, qword ptr fs:[0]",
+                "add {p}, qword ptr [rip + bumpdown_malloc_heap@GOTTPOFF]",
+                p = out(reg) heap,
+                options(pure, readonly, nostack),
+            );
+        }
+        // SAFETY: the slot is this thread's, `size_of::<Heap>()` bytes, 64-aligned, starts
+        // as zero bytes (a valid empty `Heap`) and is only ever written through here; by
+        // the caller's promise no other reference to it is live while `f` runs.
+        f(unsafe { &mut *heap })
     }
-    // SAFETY: the slot is this thread's, `size_of::<Heap>()` bytes, 64-aligned, starts as
-    // zero bytes (a valid empty `Heap`) and is only ever written through here; by the
-    // caller's promise no other reference to it is live while `f` runs.
-    f(unsafe { &mut *heap })
 }
 
-/// Runs `f` on the current thread's heap.
-///
-/// # Safety
-/// `f` must not call `with_heap` (no allocation through this library inside `f`).
+/// Elsewhere: the engine's `thread_local!` slot.
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-#[inline(always)]
-pub unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
-    // SAFETY: forwarded caller contract.
-    unsafe { bumpdown_global::with_heap(f) }
-}
+pub(crate) type TlsHeap = bumpdown_global::ThreadHeap;

@@ -195,13 +195,8 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for FixedArena<'_, MIN_ALIGN> {
     const UP: bool = false;
 
     #[inline(always)]
-    fn cursor(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    #[inline(always)]
-    fn limit(&self) -> usize {
-        self.bottom.addr()
+    fn cursor_and_limit(&self) -> (*mut u8, usize) {
+        (self.top.get(), self.bottom.addr())
     }
 
     /// The end of the buffer's usable part.

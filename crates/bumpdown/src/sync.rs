@@ -742,13 +742,8 @@ unsafe impl<A: BackingAllocator> Cursor for LocalArena<'_, A> {
     const UP: bool = false;
 
     #[inline(always)]
-    fn cursor(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    #[inline(always)]
-    fn limit(&self) -> usize {
-        self.bottom.get().addr()
+    fn cursor_and_limit(&self) -> (*mut u8, usize) {
+        (self.top.get(), self.bottom.get().addr())
     }
 
     #[inline(always)]

@@ -724,13 +724,8 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for VmArena<MIN_ALIGN> {
     const UP: bool = true;
 
     #[inline(always)]
-    fn cursor(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    #[inline(always)]
-    fn limit(&self) -> usize {
-        self.committed.get().addr()
+    fn cursor_and_limit(&self) -> (*mut u8, usize) {
+        (self.top.get(), self.committed.get().addr())
     }
 
     #[inline(always)]

@@ -163,13 +163,8 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
     const UP: bool = false;
 
     #[inline(always)]
-    fn cursor(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    #[inline(always)]
-    fn limit(&self) -> usize {
-        self.bottom.get().addr()
+    fn cursor_and_limit(&self) -> (*mut u8, usize) {
+        (self.top.get(), self.bottom.get().addr())
     }
 
     /// The end of the current chunk (the sentinel's address without one).
