@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
-use crate::{fastpath, machine, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
+use crate::{fastpath, fresh, machine, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
 pub fn main() -> ExitCode {
@@ -24,6 +24,7 @@ pub fn main() -> ExitCode {
         Command::SpeedChild { index } => speed::child_main(&options, *index),
         Command::ScopesChild { index } => scopes::child_main(&options, *index),
         Command::Seed004Child { contender } => seed004::child_main(contender),
+        Command::FreshChild => fresh::child_main(&options),
         Command::Report => run_report(options),
     };
     match outcome {
@@ -76,6 +77,15 @@ fn selected_rows(options: &Options) -> String {
             "programs"
         ));
     }
+    for row in fresh::ROWS {
+        let name = format!("fresh_{row}");
+        if options.selects(&name) {
+            text.push_str(&format!(
+                "{name:<24} {row}: a new arena per sample, {} operations, dropped (stumpalo's method)\n",
+                fresh::OPS
+            ));
+        }
+    }
     if options.selects("reset_cost") {
         text.push_str(&format!(
             "{:<24} one `reset` after fills of 1 to 1,000 chunks' worth of 1 KiB slices\n",
@@ -105,6 +115,7 @@ fn run_report(options: Options) -> Result<(), String> {
     let speed = failed.keep("speed", speed::measure(&options)).filter(|speed| !speed.rows.is_empty());
     let scopes = failed.keep("scopes", scopes::measure(&options)).flatten();
     let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
+    let fresh = if fresh::selected(&options) { failed.keep("fresh", fresh::measure(&options)) } else { None };
     let reset_costs = options.selects("reset_cost").then(|| resets::measure_cost(options.effort.reset_samples()));
     let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
     let seed004 = if options.selects("seed004") { failed.keep("seed004", seed004::measure(&options)) } else { None };
@@ -123,6 +134,7 @@ fn run_report(options: Options) -> Result<(), String> {
         scopes,
         resets,
         reset_costs,
+        fresh,
         threads,
         seed004,
         fast_path,

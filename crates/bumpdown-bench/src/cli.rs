@@ -50,6 +50,22 @@ impl Effort {
         }
     }
 
+    /// Processes that measure the fresh-arena table.
+    pub fn fresh_processes(self) -> usize {
+        match self {
+            Effort::Quick => 3,
+            Effort::Full => 5,
+        }
+    }
+
+    /// Samples per cell and process of the fresh-arena table (each a whole arena's life).
+    pub fn fresh_samples(self) -> usize {
+        match self {
+            Effort::Quick => 11,
+            Effort::Full => 21,
+        }
+    }
+
     /// Runs per way of the real-use section.
     pub fn real_use_runs(self) -> usize {
         match self {
@@ -86,6 +102,8 @@ pub enum Command {
         /// Which of the processes this is (0-based).
         index: usize,
     },
+    /// Child: measure the fresh-arena table once (on a mimalloc heap).
+    FreshChild,
     /// Child: run the seed-004 workload for one contender.
     Seed004Child {
         /// Contender name.
@@ -153,6 +171,8 @@ Sections, and the --filter word that selects each alone:
   seed004          ten million 64-byte allocations, one process per contender
   resets           what each reset keeps (only without --filter)
   reset_cost       one reset after fills of 1 to 1,000 chunks' worth
+  fresh            stumpalo's method: a new arena per sample, 100,000 operations,
+                   dropped, mimalloc heap (rows fresh_alloc_u8, ..., fresh_clear)
 
   --quick          default: about three and a half minutes on two cores
   --full           more samples and processes, every real program: about six
@@ -218,6 +238,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
                         Command::ScopesChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
                     }
                     "seed004" => Command::Seed004Child { contender: value("--child seed004")? },
+                    "fresh" => Command::FreshChild,
                     other => return Err(format!("unknown child kind {other:?}")),
                 }
             }

@@ -14,9 +14,10 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 
-/// The system allocator, with counters.
+/// The system allocator (or mimalloc, see [`HEAP_VAR`]), with counters.
 pub struct Counting;
 
 // Constant-initialised and without destructors, so using them never allocates
@@ -34,6 +35,44 @@ static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// The environment variable that makes the counting heap forward to mimalloc instead
+/// of the system allocator, with the value [`MIMALLOC`]: set for the child processes
+/// of the fresh-arena table, which measures the way stumpalo's own benchmark does
+/// (mimalloc as the global allocator).
+pub const HEAP_VAR: &str = "BUMPDOWN_BENCH_HEAP";
+/// See [`HEAP_VAR`].
+pub const MIMALLOC: &str = "mimalloc";
+
+/// Which allocator the counting heap forwards to: 0 not decided yet, 1 the system's,
+/// 2 mimalloc. Decided at the process's first heap call, before any block exists, and
+/// never changed, so every block is freed by the allocator that made it.
+static BACKEND: AtomicU8 = AtomicU8::new(0);
+
+/// Whether this process's heap is mimalloc (see [`HEAP_VAR`]).
+#[inline(always)]
+pub fn on_mimalloc() -> bool {
+    match BACKEND.load(Relaxed) {
+        1 => false,
+        2 => true,
+        _ => decide_backend(),
+    }
+}
+
+/// Reads [`HEAP_VAR`] without allocating (this runs inside the allocator).
+#[cold]
+fn decide_backend() -> bool {
+    const NAME: &CStr = c"BUMPDOWN_BENCH_HEAP";
+    debug_assert_eq!(NAME.to_bytes(), HEAP_VAR.as_bytes());
+    // SAFETY: a NUL-terminated name; the bench never changes its environment, so the
+    // returned string (if any) stays valid while it is read.
+    let value = unsafe { libc::getenv(NAME.as_ptr()) };
+    // SAFETY: `getenv` returns null or a NUL-terminated string.
+    let mimalloc = !value.is_null() && unsafe { CStr::from_ptr(value) }.to_bytes() == MIMALLOC.as_bytes();
+    // Two threads deciding at once read the same environment and store the same value.
+    BACKEND.store(if mimalloc { 2 } else { 1 }, Relaxed);
+    mimalloc
+}
 
 /// Counts a block of `size` bytes that has just been handed out.
 #[inline(always)]
@@ -62,17 +101,32 @@ pub fn uncounted<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged,
-// so `System`'s guarantees carry over; the counters only observe.
+// SAFETY: every method forwards to `System` or to mimalloc (the same one for the whole
+// process, see `BACKEND`) with the caller's arguments unchanged, so that allocator's
+// guarantees carry over; the counters only observe.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract for `layout`.
-        count_new(unsafe { System.alloc(layout) }, layout.size())
+        let block = unsafe {
+            if on_mimalloc() {
+                mimalloc::MiMalloc.alloc(layout)
+            } else {
+                System.alloc(layout)
+            }
+        };
+        count_new(block, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        count_new(unsafe { System.alloc_zeroed(layout) }, layout.size())
+        let block = unsafe {
+            if on_mimalloc() {
+                mimalloc::MiMalloc.alloc_zeroed(layout)
+            } else {
+                System.alloc_zeroed(layout)
+            }
+        };
+        count_new(block, layout.size())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -80,13 +134,26 @@ unsafe impl GlobalAlloc for Counting {
             LIVE_BYTES.fetch_sub(layout.size(), Relaxed);
             LIVE_BLOCKS.fetch_sub(1, Relaxed);
         }
-        // SAFETY: the caller passes a block this allocator returned, with its layout.
-        unsafe { System.dealloc(ptr, layout) }
+        // SAFETY: the caller passes a block this allocator returned, with its layout;
+        // it came from the backend `on_mimalloc` names, which never changes.
+        unsafe {
+            if on_mimalloc() {
+                mimalloc::MiMalloc.dealloc(ptr, layout)
+            } else {
+                System.dealloc(ptr, layout)
+            }
+        }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
-        let block = unsafe { System.realloc(ptr, layout, new_size) };
+        let block = unsafe {
+            if on_mimalloc() {
+                mimalloc::MiMalloc.realloc(ptr, layout, new_size)
+            } else {
+                System.realloc(ptr, layout, new_size)
+            }
+        };
         if !block.is_null() && !PAUSED.get() {
             CALLS.set(CALLS.get() + 1);
             LIVE_BYTES.fetch_add(new_size, Relaxed);

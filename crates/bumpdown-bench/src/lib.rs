@@ -14,6 +14,7 @@ mod cli;
 mod collection_kernels;
 pub mod contenders;
 mod fastpath;
+mod fresh;
 pub mod harness;
 pub mod heap;
 mod json;

@@ -8,9 +8,15 @@ use std::process::{Command, Stdio};
 /// Runs this executable with `args`, passing its stderr (progress) through, and
 /// returns what it printed on stdout.
 pub fn run_self(args: &[String]) -> Result<String, String> {
+    run_self_with_env(args, &[])
+}
+
+/// [`run_self`], with `env` added to the child's environment.
+pub fn run_self_with_env(args: &[String], env: &[(&str, &str)]) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     let output = Command::new(&exe)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
         .output()

@@ -34,6 +34,8 @@ pub struct Report {
     pub resets: Vec<ResetResult>,
     /// What one reset costs as the arena holds more chunks (empty if not selected).
     pub reset_costs: Option<ResetCosts>,
+    /// The fresh-arena table (stumpalo's method), if any of its rows was selected.
+    pub fresh: Option<crate::fresh::FreshResults>,
     /// Arenas shared between threads (empty if not selected).
     pub threads: Vec<ThreadCell>,
     /// The seed-004 workload, if selected.
@@ -66,6 +68,62 @@ fn legend() -> String {
     }
     let _ = write!(legend, "{BEYOND} >{:.2}x", BANDS[BANDS.len() - 1].0);
     legend
+}
+
+/// The fresh-arena table: one row per operation, one column per contender, each cell
+/// the ratio to the row's fastest and the time per operation.
+fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
+    use crate::fresh::{OPS, ROWS};
+    let _ = writeln!(md, "## A new arena per sample (stumpalo's method)\n");
+    let _ = writeln!(
+        md,
+        "Each sample makes a new arena, performs {} operations of the row's kind and drops the \
+         arena, all timed (chunk growth, first touches of fresh memory and freeing included), \
+         with mimalloc as the global allocator, as stumpalo's own `benches/comparison.rs` does. \
+         `clear`: one `reset` of a new arena holding {} `u64`s. Median of {} processes' medians \
+         of {} samples; ns per operation.\n",
+        thousands(OPS),
+        thousands(OPS),
+        fresh.processes,
+        fresh.samples
+    );
+    let names = crate::contenders::names();
+    let _ = write!(md, "| case |");
+    for name in &names {
+        let _ = write!(md, " {name} |");
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &names {
+        let _ = write!(md, "---|");
+    }
+    md.push('\n');
+    for row in ROWS {
+        let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
+        let Some(best) = cells.iter().flatten().copied().reduce(f64::min) else { continue };
+        let _ = write!(md, "| {row} |");
+        for cell in cells {
+            match cell {
+                Some(ns_per_op) => {
+                    let _ = write!(md, " {:.2}x ({} ns) |", ns_per_op / best.max(f64::MIN_POSITIVE), ns(ns_per_op));
+                }
+                None => md.push_str(" — |"),
+            }
+        }
+        md.push('\n');
+    }
+    md.push('\n');
+}
+
+fn fresh_json(fresh: &crate::fresh::FreshResults) -> Json {
+    let cells = fresh.cells.iter().map(|c| {
+        Json::Obj(vec![("row", c.row.into()), ("contender", c.contender.into()), ("ns_per_op", c.ns_per_op.into())])
+    });
+    Json::Obj(vec![
+        ("processes", fresh.processes.into()),
+        ("samples", fresh.samples.into()),
+        ("ops_per_sample", crate::fresh::OPS.into()),
+        ("cells", Json::Arr(cells.collect())),
+    ])
 }
 
 /// The reset-cost table: one row per fill, one column per contender.
@@ -187,6 +245,9 @@ impl Report {
         }
         if !self.resets.is_empty() {
             self.reset_section(&mut md);
+        }
+        if let Some(fresh) = &self.fresh {
+            fresh_section(&mut md, fresh);
         }
         if let Some(costs) = &self.reset_costs {
             reset_cost_section(&mut md, costs);
@@ -433,6 +494,9 @@ impl Report {
         }
         if let Some(costs) = &self.reset_costs {
             fields.push(("reset_cost", reset_cost_json(costs)));
+        }
+        if let Some(fresh) = &self.fresh {
+            fields.push(("fresh", fresh_json(fresh)));
         }
         fields.push((
             "resets",

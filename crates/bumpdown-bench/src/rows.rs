@@ -174,7 +174,7 @@ pub struct Halves<const N: usize>([u16; N]);
 /// A `#[repr(C)]` struct of `N` `u64`s: alignment 8.
 #[derive(Clone, Copy)]
 #[repr(C)]
-pub struct Words<const N: usize>([u64; N]);
+pub struct Words<const N: usize>(pub [u64; N]);
 
 fn slice_rows<T: Copy + 'static>(rows: &mut Vec<Row>, type_name: &str, source: &'static [T]) {
     for len in [8, 32, 64, 128] {

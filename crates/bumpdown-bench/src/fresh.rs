@@ -1,0 +1,200 @@
+//! The fresh-arena table: stumpalo's own benchmark method (its `benches/comparison.rs`),
+//! measured here for every contender.
+//!
+//! Each sample makes a new arena, performs [`OPS`] operations of one kind and drops
+//! the arena, all timed: chunk growth, first touches of fresh memory and freeing are
+//! part of what a user of a short-lived arena pays, and what the warm-arena tables
+//! leave out. As in stumpalo's benchmark, mimalloc is the global allocator: the
+//! children that measure run with [`heap::HEAP_VAR`] set. The `clear` row fills a
+//! fresh arena with [`OPS`] `u64`s (untimed) and times its `reset`.
+//!
+//! Several child processes each take every sample; the table shows the median of
+//! their medians.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use crate::cli::Options;
+use crate::contenders::{self, Contender, Visitor};
+use crate::harness::median;
+use crate::heap;
+use crate::kernels::{Alloc, Slice, Str, Work};
+use crate::rows::Words;
+use crate::sources;
+
+/// Operations per sample, as in stumpalo's benchmark.
+pub const OPS: usize = 100_000;
+/// Untimed rounds per cell before its samples.
+const WARMUP: usize = 2;
+
+/// The rows, in table order: stumpalo's names.
+pub const ROWS: [&str; 13] = [
+    "alloc_u8",
+    "alloc_u32",
+    "alloc_u64",
+    "alloc_u128",
+    "alloc_struct_64",
+    "alloc_struct_512",
+    "alloc_struct_1k",
+    "alloc_slice_u32_128",
+    "alloc_slice_u64_64",
+    "alloc_slice_u128_32",
+    "alloc_str_16",
+    "alloc_str_128",
+    "clear",
+];
+
+/// One cell: the median over processes of each process's median time per operation.
+#[derive(Clone, Debug)]
+pub struct FreshCell {
+    /// Row name (one of [`ROWS`]).
+    pub row: &'static str,
+    /// Contender name.
+    pub contender: &'static str,
+    /// Nanoseconds per operation (per `reset` for `clear`).
+    pub ns_per_op: f64,
+}
+
+/// The whole table.
+#[derive(Clone, Debug)]
+pub struct FreshResults {
+    /// Every (row, contender) cell of the selected rows.
+    pub cells: Vec<FreshCell>,
+    /// Processes that measured.
+    pub processes: usize,
+    /// Samples per cell and process.
+    pub samples: usize,
+}
+
+impl FreshResults {
+    /// The cell of `row` and `contender`.
+    pub fn cell(&self, row: &str, contender: &str) -> Option<&FreshCell> {
+        self.cells.iter().find(|c| c.row == row && c.contender == contender)
+    }
+}
+
+/// Whether `options` select any row of the table.
+pub fn selected(options: &Options) -> bool {
+    ROWS.iter().any(|row| options.selects(&format!("fresh_{row}")))
+}
+
+/// Runs the child processes and gathers the table.
+pub fn measure(options: &Options) -> Result<FreshResults, String> {
+    let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
+    let mut per_cell: Vec<(&'static str, &'static str, Vec<f64>)> = Vec::new();
+    for index in 0..processes {
+        eprintln!("[fresh {}/{processes}] fresh arena per sample, mimalloc heap", index + 1);
+        let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];
+        if let Some(filter) = &options.filter {
+            args.extend(["--filter".to_owned(), filter.clone()]);
+        }
+        let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)])?;
+        for line in out.lines() {
+            let bad = || format!("fresh child: cannot parse line {line:?}");
+            let mut fields = line.split('\t');
+            let (Some(row), Some(contender), Some(ns)) = (fields.next(), fields.next(), fields.next()) else {
+                return Err(bad());
+            };
+            let row = ROWS.iter().copied().find(|r| *r == row).ok_or_else(bad)?;
+            let contender = contenders::names().into_iter().find(|c| *c == contender).ok_or_else(bad)?;
+            let ns: f64 = ns.parse().map_err(|_| bad())?;
+            match per_cell.iter_mut().find(|(r, c, _)| *r == row && *c == contender) {
+                Some((_, _, values)) => values.push(ns),
+                None => per_cell.push((row, contender, vec![ns])),
+            }
+        }
+    }
+    let cells = per_cell
+        .into_iter()
+        .map(|(row, contender, mut values)| FreshCell { row, contender, ns_per_op: median(&mut values) })
+        .collect();
+    Ok(FreshResults { cells, processes, samples })
+}
+
+/// `--child fresh`: measures every selected cell once and prints
+/// `row<TAB>contender<TAB>median ns per operation` lines.
+pub fn child_main(options: &Options) -> Result<(), String> {
+    if !heap::on_mimalloc() {
+        return Err(format!("the fresh-arena child needs {}={}", heap::HEAP_VAR, heap::MIMALLOC));
+    }
+    struct Child<'o> {
+        samples: usize,
+        options: &'o Options,
+        out: String,
+    }
+    impl Visitor for Child<'_> {
+        fn visit<A: Contender>(&mut self) {
+            for row in ROWS {
+                if !self.options.selects(&format!("fresh_{row}")) {
+                    continue;
+                }
+                let ns = cell::<A>(row, self.samples);
+                self.out.push_str(&format!("{row}\t{}\t{ns:.4}\n", A::NAME));
+            }
+        }
+    }
+    let mut child = Child { samples: options.effort.fresh_samples(), options, out: String::new() };
+    contenders::visit_all(&mut child);
+    print!("{}", child.out);
+    Ok(())
+}
+
+/// The median time per operation of one cell.
+fn cell<A: Contender>(row: &str, samples: usize) -> f64 {
+    match row {
+        "alloc_u8" => fresh::<A, _>(Alloc::<u8, 1>(0x5a), samples),
+        "alloc_u32" => fresh::<A, _>(Alloc::<u32, 1>(0x5a), samples),
+        "alloc_u64" => fresh::<A, _>(Alloc::<u64, 1>(0x5a), samples),
+        "alloc_u128" => fresh::<A, _>(Alloc::<u128, 1>(0x5a), samples),
+        "alloc_struct_64" => fresh::<A, _>(Alloc::<Words<8>, 1>(Words([0x5a; 8])), samples),
+        "alloc_struct_512" => fresh::<A, _>(Alloc::<Words<64>, 1>(Words([0x5a; 64])), samples),
+        "alloc_struct_1k" => fresh::<A, _>(Alloc::<Words<128>, 1>(Words([0x5a; 128])), samples),
+        "alloc_slice_u32_128" => fresh::<A, _>(Slice(&sources::U32.0[..128]), samples),
+        "alloc_slice_u64_64" => fresh::<A, _>(Slice(&sources::U64.0[..64]), samples),
+        "alloc_slice_u128_32" => fresh::<A, _>(Slice(&sources::U128.0[..32]), samples),
+        "alloc_str_16" => fresh::<A, _>(Str(sources::text(16)), samples),
+        "alloc_str_128" => fresh::<A, _>(Str(sources::text(128)), samples),
+        "clear" => clear::<A>(samples),
+        other => unreachable!("no fresh row {other}"),
+    }
+}
+
+/// New arena, [`OPS`] steps of `work`, drop: all timed.
+#[inline(never)]
+fn fresh<A: Contender, W: Work>(work: W, samples: usize) -> f64 {
+    let mut times = Vec::with_capacity(samples);
+    for round in 0..WARMUP + samples {
+        let work = black_box(work);
+        let start = Instant::now();
+        let arena = A::new();
+        for _ in 0..OPS / W::ALLOCS {
+            work.step(&arena);
+        }
+        drop(black_box(arena));
+        let ns = start.elapsed().as_nanos() as f64;
+        if round >= WARMUP {
+            times.push(ns / OPS as f64);
+        }
+    }
+    median(&mut times)
+}
+
+/// New arena filled with [`OPS`] `u64`s (untimed), then one timed `reset`.
+#[inline(never)]
+fn clear<A: Contender>(samples: usize) -> f64 {
+    let mut times = Vec::with_capacity(samples);
+    for round in 0..WARMUP + samples {
+        let mut arena = A::new();
+        for i in 0..OPS as u64 {
+            black_box(arena.alloc(i));
+        }
+        let start = Instant::now();
+        black_box(&mut arena).reset();
+        let ns = start.elapsed().as_nanos() as f64;
+        drop(arena);
+        if round >= WARMUP {
+            times.push(ns);
+        }
+    }
+    median(&mut times)
+}
