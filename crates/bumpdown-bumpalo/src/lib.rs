@@ -32,9 +32,9 @@
 //!
 //! # Features
 //! bumpalo's names, with the same meaning; none is on by default.
-//! * `collections`: [`collections`] (`Vec`, `String`, `CollectIn`, `FromIteratorIn`),
+//! * `collections`: the `collections` module (`Vec`, `String`, `CollectIn`, `FromIteratorIn`),
 //!   `vec!` and `format!`.
-//! * `boxed`: [`boxed::Box`].
+//! * `boxed`: `boxed::Box`.
 //! * `std`: `std::error::Error` for the error types, `std::io::Write` for `Vec<u8>`.
 //! * `allocator-api2`: `&Bump` implements `allocator_api2::alloc::Allocator` (0.2), so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in it.

@@ -310,3 +310,17 @@ fn min_align_arenas_hold_collections() {
     map.insert(1u8, 2u8);
     assert_eq!(map[&1], 2);
 }
+
+#[test]
+fn empty_slices_take_at_most_their_alignment_padding() {
+    // bumpalo returns a dangling pointer for an empty slice and takes nothing; bumpdown
+    // still aligns the bump pointer (docs/MIGRATING.md).
+    let bump = Bump::with_capacity(256);
+    bump.alloc(0u8);
+    let before = bump.chunk_capacity();
+    let empty: &mut [u64] = bump.alloc_slice_copy(&[]);
+    assert!(empty.is_empty());
+    assert_eq!(bump.alloc_str(""), "");
+    assert!(bump.alloc_slice_fill_with(0, |i| i as u32).is_empty());
+    assert!(before - bump.chunk_capacity() < align_of::<u64>());
+}
