@@ -1,0 +1,133 @@
+//! bumpalo's `collections` module: bumpdown's [`Vec`] and [`String`] (the same types,
+//! which drop what they own), and bumpalo's [`CollectIn`] / [`FromIteratorIn`] traits,
+//! whose `collect_in` takes one type parameter so `collect_in::<Vec<_>>(&bump)` works.
+//!
+//! ```
+//! use bumpdown_bumpalo::collections::{CollectIn, String, Vec};
+//! use bumpdown_bumpalo::Bump;
+//!
+//! let bump = Bump::new();
+//! let mut v = Vec::new_in(&bump);
+//! v.extend([3, 1, 2]);
+//! v.sort();
+//! let squares = v.iter().map(|x| x * x).collect_in::<Vec<_>>(&bump);
+//! let s: String = "abc".chars().rev().collect_in(&bump);
+//! assert_eq!((squares.as_slice(), s.as_str()), (&[1, 4, 9][..], "cba"));
+//! ```
+
+use crate::Bump;
+
+pub use bumpdown::collections::string;
+pub use bumpdown::collections::vec;
+pub use bumpdown::collections::{String, Vec};
+
+/// Building a collection from an iterator, in an arena: what [`CollectIn::collect_in`]
+/// calls. `Alloc` is what the collection allocates from (`&Bump`).
+///
+/// ```
+/// use bumpdown_bumpalo::collections::{FromIteratorIn, Vec};
+/// use bumpdown_bumpalo::Bump;
+///
+/// let bump = Bump::new();
+/// let v: Vec<u8> = FromIteratorIn::from_iter_in(1..=3, &bump);
+/// assert_eq!(v, [1, 2, 3]);
+/// ```
+pub trait FromIteratorIn<A> {
+    /// What the collection allocates from.
+    type Alloc;
+
+    /// Builds `Self` from the items of `iter`, allocating from `alloc`.
+    fn from_iter_in<I>(iter: I, alloc: Self::Alloc) -> Self
+    where
+        I: IntoIterator<Item = A>;
+}
+
+impl<'bump, T> FromIteratorIn<T> for Vec<'bump, T> {
+    type Alloc = &'bump Bump;
+
+    fn from_iter_in<I: IntoIterator<Item = T>>(iter: I, bump: &'bump Bump) -> Self {
+        let mut v = Vec::new_in(bump);
+        v.extend(iter);
+        v
+    }
+}
+
+impl<'bump> FromIteratorIn<char> for String<'bump> {
+    type Alloc = &'bump Bump;
+
+    fn from_iter_in<I: IntoIterator<Item = char>>(iter: I, bump: &'bump Bump) -> Self {
+        let mut s = String::new_in(bump);
+        s.extend(iter);
+        s
+    }
+}
+
+#[cfg(feature = "boxed")]
+impl<'bump, T> FromIteratorIn<T> for bumpdown::collections::Box<'bump, [T]> {
+    type Alloc = &'bump Bump;
+
+    fn from_iter_in<I: IntoIterator<Item = T>>(iter: I, bump: &'bump Bump) -> Self {
+        <Vec<'bump, T> as FromIteratorIn<T>>::from_iter_in(iter, bump).into_boxed_slice()
+    }
+}
+
+/// `None` if any item is `None`, else the collection of the values (the values taken
+/// before the first `None` are dropped).
+impl<T, V: FromIteratorIn<T>> FromIteratorIn<Option<T>> for Option<V> {
+    type Alloc = V::Alloc;
+
+    fn from_iter_in<I: IntoIterator<Item = Option<T>>>(iter: I, alloc: V::Alloc) -> Self {
+        let mut failed = false;
+        let values = V::from_iter_in(
+            iter.into_iter().map_while(|item| {
+                failed = item.is_none();
+                item
+            }),
+            alloc,
+        );
+        (!failed).then_some(values)
+    }
+}
+
+/// The first error, or the collection of the values (the values taken before the error
+/// are dropped).
+impl<T, E, V: FromIteratorIn<T>> FromIteratorIn<Result<T, E>> for Result<V, E> {
+    type Alloc = V::Alloc;
+
+    fn from_iter_in<I: IntoIterator<Item = Result<T, E>>>(iter: I, alloc: V::Alloc) -> Self {
+        let mut error = None;
+        let values = V::from_iter_in(
+            iter.into_iter().map_while(|item| match item {
+                Ok(value) => Some(value),
+                Err(e) => {
+                    error = Some(e);
+                    None
+                }
+            }),
+            alloc,
+        );
+        match error {
+            Some(e) => Err(e),
+            None => Ok(values),
+        }
+    }
+}
+
+/// `collect`, into an arena: `iter.collect_in::<Vec<_>>(&bump)`.
+///
+/// ```
+/// use bumpdown_bumpalo::collections::{CollectIn, Vec};
+/// use bumpdown_bumpalo::Bump;
+///
+/// let bump = Bump::new();
+/// let parsed: Result<Vec<u8>, _> = ["1", "2"].iter().map(|s| s.parse::<u8>()).collect_in(&bump);
+/// assert_eq!(parsed.unwrap(), [1, 2]);
+/// ```
+pub trait CollectIn: Iterator + Sized {
+    /// Collects the items into a `C` allocated from `alloc`.
+    fn collect_in<C: FromIteratorIn<Self::Item>>(self, alloc: C::Alloc) -> C {
+        C::from_iter_in(self, alloc)
+    }
+}
+
+impl<I: Iterator> CollectIn for I {}

@@ -1,0 +1,79 @@
+//! **bumpdown-bumpalo**: bumpalo 3.20's API over bumpdown's [`Arena`](bumpdown::Arena).
+//!
+//! A project on bumpalo switches to bumpdown by changing one line of its `Cargo.toml`,
+//! and keeps its code as it is:
+//!
+//! ```toml
+//! [dependencies]
+//! bumpalo = { package = "bumpdown-bumpalo", version = "3.20", features = ["collections"] }
+//! ```
+//!
+//! A project whose *dependencies* use bumpalo switches them with one `[patch.crates-io]`
+//! entry pointing at the package named `bumpalo` in this repository, a re-export of this
+//! crate (cargo patches a crate only with a package of the same name; see the README).
+//!
+//! ```
+//! use bumpdown_bumpalo::Bump;
+//!
+//! let bump = Bump::new();
+//! let x = bump.alloc(41u64);
+//! *x += 1;
+//! let s = bump.alloc_str("hello");
+//! assert_eq!((*x, &*s), (42, "hello"));
+//! ```
+//!
+//! [`Bump`] is a thin wrapper around [`bumpdown::Arena`], and dereferences to it, so
+//! bumpdown's own methods (scopes, checkpoints, `stats`) are there too. The collections
+//! are bumpdown's own ([`bumpdown::collections`]), so a `Vec` made here is the same type
+//! as one made through bumpdown. Values in the arena are never dropped, as in bumpalo.
+//!
+//! `docs/MIGRATING.md` in the repository lists every item of bumpalo's API: done,
+//! different (and why), or not yet.
+//!
+//! # Features
+//! bumpalo's names, with the same meaning; none is on by default.
+//! * `collections`: the `collections` module (`Vec`, `String`, `CollectIn`, `FromIteratorIn`),
+//!   `vec!` and `format!`.
+//! * `boxed`: `boxed::Box`.
+//! * `std`: `std::error::Error` for the error types, `std::io::Write` for `Vec<u8>`.
+//! * `allocator-api2`: `&Bump` implements `allocator_api2::alloc::Allocator` (0.2), so
+//!   `hashbrown` maps and `allocator_api2` vectors can live in it.
+#![no_std]
+#![warn(missing_docs)]
+
+// How the crate is laid out (no logic here):
+//   bump.rs         `Bump`: constructors and the allocation API, forwarded to `Arena`
+//   error.rs        `AllocErr`, `AllocOrInitError`
+//   collections.rs  bumpdown's collections, and bumpalo's `CollectIn` / `FromIteratorIn`
+//   api2.rs         allocator-api2 0.2 for `&Bump`
+
+#[cfg(feature = "std")]
+extern crate std;
+
+#[cfg(feature = "allocator-api2")]
+mod api2;
+mod bump;
+#[cfg(feature = "collections")]
+pub mod collections;
+mod error;
+
+pub use crate::bump::Bump;
+pub use crate::error::{AllocErr, AllocOrInitError};
+
+/// bumpalo's `boxed` module: [`Box`](boxed::Box), a pointer to a value in a [`Bump`]
+/// that drops it.
+///
+/// ```
+/// use bumpdown_bumpalo::{boxed::Box, Bump};
+///
+/// let bump = Bump::new();
+/// let b = Box::new_in([1, 2, 3], &bump);
+/// assert_eq!(b.iter().sum::<i32>(), 6);
+/// ```
+#[cfg(feature = "boxed")]
+pub mod boxed {
+    pub use bumpdown::collections::Box;
+}
+
+#[cfg(feature = "collections")]
+pub use bumpdown::{format, vec};
