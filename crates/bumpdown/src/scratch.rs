@@ -72,35 +72,37 @@ std::thread_local! {
 #[inline]
 pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     // One call of `f`, on either path, so that the compiler inlines it here and keeps
-    // the scope's bump pointer in a register.
-    let (arena, _leave) = match SCRATCH.try_with(|scratch| scratch.enter()) {
-        Ok(leave) => (leave.arena, Leave::Depth(leave)),
+    // the scope's bump pointer in a register. `try_with` hands out only the address:
+    // the guard is built here, in registers, not moved out of a closure.
+    let leave = match SCRATCH.try_with(|scratch| scratch as *const Scratch) {
+        // SAFETY: the thread's `Scratch`, alive until thread exit (see `Leave::scratch`).
+        Ok(scratch) => unsafe { (*scratch).enter() },
         Err(_) => own_arena(),
     };
-    // SAFETY: `arena` is this call's alone until `_leave` drops: a depth's arena is used
+    // SAFETY: `arena` is this call's alone until `leave` drops: a depth's arena is used
     // only by the call running at that depth (see `Scratch`), and an own arena by no one
     // else. It stays valid until then (arenas are freed at thread exit, which cannot
-    // happen while this call runs, or by `_leave` itself).
-    let arena = unsafe { &mut *arena };
+    // happen while this call runs, or by `leave` itself).
+    let arena = unsafe { &mut *leave.arena };
     arena.scope(f)
 }
 
 /// The thread's storage is being torn down: an arena of this call's own.
 #[cold]
 #[inline(never)]
-fn own_arena() -> (*mut Arena, Leave) {
+fn own_arena() -> Leave {
     let arena = Box::into_raw(Box::new(Arena::new()));
-    (arena, Leave::Own(arena))
+    Leave { scratch: core::ptr::null(), depth: 0, arena }
 }
 
 impl Scratch {
     /// Enters the next depth: its arena (made on first use) and the guard that leaves it.
     #[inline(always)]
-    fn enter(&self) -> DepthGuard {
+    fn enter(&self) -> Leave {
         let depth = self.depth.get();
         let arena = self.arena_at(depth);
         self.depth.set(depth + 1);
-        DepthGuard { scratch: self, depth, arena }
+        Leave { scratch: self, depth, arena }
     }
 
     /// The arena for `depth`, made on first use.
@@ -129,39 +131,29 @@ impl Scratch {
     }
 }
 
-/// Ends a `scratch` call, also when unwinding.
-enum Leave {
-    /// A call at a depth of the thread's arenas (the guard does the work on drop).
-    Depth(#[allow(dead_code)] DepthGuard),
-    /// A call with an arena of its own (from `Box::into_raw`), freed on drop.
-    Own(*mut Arena),
+/// Ends a `scratch` call, also when unwinding: leaves a depth of the thread's arenas
+/// (trims its arena, pops the depth), or frees the call's own arena. One plain struct,
+/// not an enum of the two: its fields stay in registers across the call.
+struct Leave {
+    /// The thread's `SCRATCH`, or null for a call with an arena of its own. A pointer,
+    /// not a reference: `try_with` lends the value only for its closure. It stays valid
+    /// while the call runs: a thread's storage is destroyed at thread exit, after every
+    /// call on the thread has returned, and a call made while it is being destroyed
+    /// takes the `own_arena` path instead.
+    scratch: *const Scratch,
+    /// The depth this call entered (unused for an own arena).
+    depth: usize,
+    /// The call's arena: the depth's, or its own (from `Box::into_raw`).
+    arena: *mut Arena,
 }
 
 impl Drop for Leave {
     #[inline(always)]
     fn drop(&mut self) {
-        if let Leave::Own(arena) = *self {
-            // SAFETY: from `Box::into_raw` in `own_arena`, freed once, here; the scope
-            // on it has ended (it was dropped before this guard).
-            drop(unsafe { Box::from_raw(arena) });
+        if self.scratch.is_null() {
+            own_arena_done(self.arena);
+            return;
         }
-    }
-}
-
-/// Leaves a depth: trims its arena and pops the depth.
-struct DepthGuard {
-    /// The thread's `SCRATCH`. A pointer, not a reference: `try_with` lends the value
-    /// only for its closure. It stays valid while the call runs: a thread's storage is
-    /// destroyed at thread exit, after every call on the thread has returned, and a call
-    /// made while it is being destroyed takes the `own_arena` path instead.
-    scratch: *const Scratch,
-    depth: usize,
-    arena: *mut Arena,
-}
-
-impl Drop for DepthGuard {
-    #[inline(always)]
-    fn drop(&mut self) {
         // SAFETY: the scope on this arena has ended (it was dropped before this guard),
         // and no other call uses this depth's arena.
         let arena = unsafe { &mut *self.arena };
@@ -172,6 +164,15 @@ impl Drop for DepthGuard {
         // exist, and `depth` is a `Cell`.
         unsafe { (*self.scratch).depth.set(self.depth) };
     }
+}
+
+/// Frees the arena of a call that had its own.
+#[cold]
+#[inline(never)]
+fn own_arena_done(arena: *mut Arena) {
+    // SAFETY: from `Box::into_raw` in `own_arena`, freed once, here; the scope on it has
+    // ended (it was dropped before the guard).
+    drop(unsafe { Box::from_raw(arena) });
 }
 
 /// Gives back what a scratch arena holds beyond its retention bound.
