@@ -307,6 +307,12 @@ impl Report {
             }
         }
         image(&mut md, "size-struct.svg");
+        if let Some(fresh) = &self.fresh {
+            fresh_section(&mut md, fresh);
+        }
+        if let Some(costs) = &self.reset_costs {
+            reset_cost_section(&mut md, costs);
+        }
         if let Some(fast_path) = &self.fast_path {
             fast_path_section(&mut md, fast_path, false);
         }

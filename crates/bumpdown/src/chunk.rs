@@ -48,6 +48,13 @@ pub(crate) struct ChunkHeader {
     pub(crate) used_before: usize,
 }
 
+impl ChunkHeader {
+    /// The header of a new chunk of `size` bytes, in no list.
+    const fn unlinked(size: usize) -> Self {
+        ChunkHeader { prev: ptr::null_mut(), next: ptr::null_mut(), size, saved_top: 0, serial: 0, used_before: 0 }
+    }
+}
+
 pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
 const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
 const _: () = assert!(HEADER_SIZE == 48, "the header changed size: chunk capacities in docs and tests assume 48 bytes");
@@ -72,16 +79,7 @@ impl Chunk {
         let chunk = Chunk(base);
         // SAFETY: the block is valid for `size >= HEADER_SIZE` bytes and aligned to
         // CHUNK_ALIGN, the header's alignment.
-        unsafe {
-            base.as_ptr().write(ChunkHeader {
-                prev: ptr::null_mut(),
-                next: ptr::null_mut(),
-                size,
-                saved_top: 0,
-                serial: 0,
-                used_before: 0,
-            })
-        };
+        unsafe { base.as_ptr().write(ChunkHeader::unlinked(size)) };
         // A chunk starts empty.
         chunk.set_saved_top(chunk.end_addr());
         Some(chunk)
@@ -97,16 +95,7 @@ impl Chunk {
         debug_assert!(size % CHUNK_ALIGN == 0 && size >= HEADER_SIZE && base.as_ptr().addr() % CHUNK_ALIGN == 0);
         let base = base.cast::<ChunkHeader>();
         // SAFETY: the caller promises `size >= HEADER_SIZE` valid, aligned bytes.
-        unsafe {
-            base.as_ptr().write(ChunkHeader {
-                prev: ptr::null_mut(),
-                next: ptr::null_mut(),
-                size,
-                saved_top: 0,
-                serial: 0,
-                used_before: 0,
-            })
-        };
+        unsafe { base.as_ptr().write(ChunkHeader::unlinked(size)) };
         let chunk = Chunk(base);
         chunk.set_saved_top(chunk.end_addr());
         chunk
