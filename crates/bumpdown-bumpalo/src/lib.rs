@@ -60,6 +60,22 @@ mod error;
 pub use crate::bump::Bump;
 pub use crate::error::{AllocErr, AllocOrInitError};
 
+/// bumpalo's name for the iterator of [`Bump::iter_allocated_chunks`](bumpdown::Arena::iter_allocated_chunks)
+/// (reached through `Bump`'s `DerefMut` to its arena): each chunk's used bytes, newest
+/// chunk first, newest allocation first within it.
+///
+/// ```
+/// let mut bump = bumpdown_bumpalo::Bump::new();
+/// bump.alloc(7u8);
+/// let chunks: Vec<_> = bump.iter_allocated_chunks().collect();
+/// // SAFETY: one `u8` was allocated, so the chunk's one used byte is initialized.
+/// assert_eq!(unsafe { chunks[0][0].assume_init() }, 7);
+/// ```
+pub type ChunkIter<'a> = bumpdown::AllocatedChunks<'a>;
+/// bumpalo's name for the iterator of `Bump::iter_allocated_chunks_raw`: the start and
+/// length of each chunk's used bytes.
+pub type ChunkRawIter<'a> = bumpdown::AllocatedChunksRaw<'a>;
+
 /// bumpalo's `boxed` module: [`Box`](boxed::Box), a pointer to a value in a [`Bump`]
 /// that drops it.
 ///

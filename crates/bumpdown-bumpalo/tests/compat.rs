@@ -324,3 +324,26 @@ fn empty_slices_take_at_most_their_alignment_padding() {
     assert!(bump.alloc_slice_fill_with(0, |i| i as u32).is_empty());
     assert!(before - bump.chunk_capacity() < align_of::<u64>());
 }
+
+#[test]
+fn iter_allocated_chunks_newest_first() {
+    let mut bump = Bump::new();
+    for i in 0..2000u32 {
+        bump.alloc(i);
+    }
+    // Newest chunk first and newest allocation first in each: read backwards, the
+    // values come out in the order they were allocated.
+    let mut values = std::vec::Vec::new();
+    for chunk in bump.iter_allocated_chunks() {
+        for word in chunk.chunks_exact(4) {
+            // SAFETY: only `u32`s, aligned and unpadded, were allocated.
+            let bytes: [u8; 4] = core::array::from_fn(|i| unsafe { word[i].assume_init() });
+            values.push(u32::from_ne_bytes(bytes));
+        }
+    }
+    values.reverse();
+    assert_eq!(values, (0..2000).collect::<std::vec::Vec<u32>>());
+    // SAFETY: nothing allocates while the raw iterator runs.
+    let raw: usize = unsafe { bump.iter_allocated_chunks_raw() }.map(|(_, len)| len).sum();
+    assert_eq!(raw, 2000 * 4);
+}

@@ -71,7 +71,8 @@
 //                 into each face's inherent impl by `alloc_api!` over `Engine`
 // The faces (each an `unsafe impl Cursor` with its slow path):
 //   arena/        `Arena`: fields and invariants, chunk lists, slow path, reset, limits,
-//                 stats (mod.rs); checkpoints, rewind, scope entry and exit (rewind.rs)
+//                 stats (mod.rs); checkpoints, rewind, scope entry and exit (rewind.rs);
+//                 the walk over the used part of each chunk (chunks.rs)
 //   scope.rs      `Scope` (the closure's branded handle) and `ScopeGuard`
 //   fixed.rs      `FixedArena` over a caller's buffer (no allocator)
 //   buffered.rs   `BufferArena`: a caller's buffer first, then heap chunks
@@ -134,7 +135,7 @@ mod sync;
 #[cfg(all(feature = "std", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
 mod vm;
 
-pub use crate::arena::Arena;
+pub use crate::arena::{AllocatedChunks, AllocatedChunksRaw, Arena};
 pub use crate::backing::{BackingAllocator, Global};
 pub use crate::buffered::BufferArena;
 pub use crate::bump_trait::Bump;

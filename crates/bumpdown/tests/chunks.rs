@@ -299,3 +299,37 @@ fn with_capacity_sizes_the_first_chunk() {
     let err = Arena::<1, &TestAlloc>::try_with_capacity_in(10, &failing).unwrap_err();
     assert_eq!(err.kind(), AllocErrorKind::OutOfMemory);
 }
+
+#[test]
+fn iter_allocated_chunks_yields_every_allocated_byte_newest_first() {
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(4096);
+    // Several regular chunks, and one out-of-band block (larger than any regular chunk).
+    let mut written = Vec::new();
+    for i in 0..40u8 {
+        arena.alloc_slice_fill_copy(100, i);
+        written.push(i);
+    }
+    arena.alloc_slice_fill_copy(5000, 200u8);
+    let chunks: Vec<Vec<u8>> = arena
+        .iter_allocated_chunks()
+        // SAFETY: only byte slices were allocated: no padding, every byte written.
+        .map(|c| c.iter().map(|b| unsafe { b.assume_init() }).collect())
+        .collect();
+    assert!(chunks.len() > 3, "{} chunks", chunks.len());
+    // The out-of-band block comes last, whole.
+    assert_eq!(chunks.last().unwrap(), &vec![200u8; 5000]);
+    // The regular chunks, newest first, each newest allocation first: reversed, they
+    // are the allocations in order.
+    let regular: Vec<u8> = chunks[..chunks.len() - 1].iter().flatten().rev().copied().collect();
+    let expected: Vec<u8> = written.iter().flat_map(|&i| std::iter::repeat_n(i, 100)).collect();
+    assert_eq!(regular, expected);
+    let total: usize = chunks.iter().map(Vec::len).sum();
+    assert_eq!(total, arena.stats().used);
+    // SAFETY: nothing allocates or writes while the raw walk runs.
+    let raw: Vec<usize> = unsafe { arena.iter_allocated_chunks_raw() }.map(|(_, len)| len).collect();
+    assert_eq!(raw, chunks.iter().map(Vec::len).collect::<Vec<_>>());
+    arena.reset();
+    assert!(arena.iter_allocated_chunks().all(|c| c.is_empty()));
+    assert_eq!(Arena::new().iter_allocated_chunks().count(), 0);
+}

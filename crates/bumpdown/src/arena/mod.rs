@@ -1,7 +1,8 @@
 //! The `Arena` type: its fields, its bump pointer (a `Cursor` of `engine.rs`), chunk
 //! management, the slow path, reset and stats. The typed allocation methods are written
 //! once in `alloc_api.rs`; saving and rewinding the position and a scope's entry and exit are
-//! in `rewind.rs`, the scope handle in `scope.rs`.
+//! in `rewind.rs`, the walk over the used chunks in `chunks.rs`, the scope handle in
+//! `scope.rs`.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
@@ -20,7 +21,10 @@ use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::stats::Stats;
 
+mod chunks;
 mod rewind;
+
+pub use chunks::{AllocatedChunks, AllocatedChunksRaw};
 
 /// Size of the first regular chunk (a power of two; each chunk's block is this
 /// minus [`MALLOC_SLACK`], so that it and the backing allocator's own header fill
