@@ -101,6 +101,21 @@ impl World<'_> {
         );
         let live: usize = self.model.live.iter().map(|b| b.size).sum();
         assert!(stats.used >= live, "used {} < live {live}", stats.used);
+        // The walk over the used chunks covers exactly the bytes in use, and every live
+        // block lies in one of its ranges.
+        // SAFETY: nothing allocates, resets or frees while it runs; only addresses and
+        // lengths are read.
+        let ranges: Vec<(usize, usize)> =
+            unsafe { arena.iter_allocated_chunks_raw() }.map(|(p, len)| (p.addr(), len)).collect();
+        assert_eq!(ranges.iter().map(|r| r.1).sum::<usize>(), stats.used, "chunk walk and stats disagree");
+        for b in self.model.live.iter().filter(|b| b.size > 0) {
+            let (start, end) = (b.ptr.addr(), b.ptr.addr() + b.size);
+            assert!(
+                ranges.iter().any(|&(lo, len)| lo <= start && end <= lo + len),
+                "live block {start:#x}+{} outside every walked chunk",
+                b.size
+            );
+        }
         assert!(stats.peak_used >= stats.used);
     }
 
