@@ -101,31 +101,30 @@ pub fn uncounted<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The allocator this process's heap forwards to (see [`on_mimalloc`]): the same one for
+/// the whole process, so every block is freed by the allocator that made it.
+#[inline(always)]
+fn backend() -> &'static dyn GlobalAlloc {
+    if on_mimalloc() {
+        &mimalloc::MiMalloc
+    } else {
+        &System
+    }
+}
+
 // SAFETY: every method forwards to `System` or to mimalloc (the same one for the whole
 // process, see `BACKEND`) with the caller's arguments unchanged, so that allocator's
 // guarantees carry over; the counters only observe.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::alloc`'s contract for `layout`.
-        let block = unsafe {
-            if on_mimalloc() {
-                mimalloc::MiMalloc.alloc(layout)
-            } else {
-                System.alloc(layout)
-            }
-        };
+        let block = unsafe { backend().alloc(layout) };
         count_new(block, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: as for `alloc`.
-        let block = unsafe {
-            if on_mimalloc() {
-                mimalloc::MiMalloc.alloc_zeroed(layout)
-            } else {
-                System.alloc_zeroed(layout)
-            }
-        };
+        let block = unsafe { backend().alloc_zeroed(layout) };
         count_new(block, layout.size())
     }
 
@@ -136,24 +135,12 @@ unsafe impl GlobalAlloc for Counting {
         }
         // SAFETY: the caller passes a block this allocator returned, with its layout;
         // it came from the backend `on_mimalloc` names, which never changes.
-        unsafe {
-            if on_mimalloc() {
-                mimalloc::MiMalloc.dealloc(ptr, layout)
-            } else {
-                System.dealloc(ptr, layout)
-            }
-        }
+        unsafe { backend().dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller upholds `GlobalAlloc::realloc`'s contract.
-        let block = unsafe {
-            if on_mimalloc() {
-                mimalloc::MiMalloc.realloc(ptr, layout, new_size)
-            } else {
-                System.realloc(ptr, layout, new_size)
-            }
-        };
+        let block = unsafe { backend().realloc(ptr, layout, new_size) };
         if !block.is_null() && !PAUSED.get() {
             CALLS.set(CALLS.get() + 1);
             LIVE_BYTES.fetch_add(new_size, Relaxed);

@@ -124,14 +124,7 @@ pub fn measure_cost(samples: usize) -> ResetCosts {
     };
     let mut probe = Probe(vec![small], samples);
     contenders::visit_all(&mut probe);
-    let mut clock: Vec<f64> = (0..samples)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(());
-            start.elapsed().as_nanos() as f64
-        })
-        .collect();
-    ResetCosts { columns: probe.0, clock_ns: median(&mut clock) }
+    ResetCosts { columns: probe.0, clock_ns: crate::harness::Clock::calibrate().overhead_ns() }
 }
 
 /// Fills `arena` with the row's bytes and resets it, `samples` times after a warm-up
