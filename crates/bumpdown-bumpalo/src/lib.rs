@@ -62,7 +62,8 @@ pub use crate::error::{AllocErr, AllocOrInitError};
 
 /// bumpalo's name for the iterator of [`Bump::iter_allocated_chunks`](bumpdown::Arena::iter_allocated_chunks)
 /// (reached through `Bump`'s `DerefMut` to its arena): each chunk's used bytes, newest
-/// chunk first, newest allocation first within it.
+/// chunk first, oldest allocation first within it (bumpalo: newest first; see
+/// MIGRATING.md).
 ///
 /// ```
 /// let mut bump = bumpdown_bumpalo::Bump::new();

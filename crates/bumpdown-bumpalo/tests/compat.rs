@@ -326,22 +326,29 @@ fn empty_slices_take_at_most_their_alignment_padding() {
 }
 
 #[test]
-fn iter_allocated_chunks_newest_first() {
+fn iter_allocated_chunks_newest_chunk_first() {
     let mut bump = Bump::new();
     for i in 0..2000u32 {
         bump.alloc(i);
     }
-    // Newest chunk first and newest allocation first in each: read backwards, the
+    // Newest chunk first, and in each the oldest allocation first (bumpdown fills
+    // upwards; bumpalo would give the newest first): chunk by chunk from the oldest, the
     // values come out in the order they were allocated.
-    let mut values = std::vec::Vec::new();
-    for chunk in bump.iter_allocated_chunks() {
-        for word in chunk.chunks_exact(4) {
-            // SAFETY: only `u32`s, aligned and unpadded, were allocated.
-            let bytes: [u8; 4] = core::array::from_fn(|i| unsafe { word[i].assume_init() });
-            values.push(u32::from_ne_bytes(bytes));
-        }
-    }
-    values.reverse();
+    let chunks: std::vec::Vec<std::vec::Vec<u32>> = bump
+        .iter_allocated_chunks()
+        .map(|chunk| {
+            chunk
+                .chunks_exact(4)
+                .map(|word| {
+                    // SAFETY: only `u32`s, aligned and unpadded, were allocated.
+                    let bytes: [u8; 4] = core::array::from_fn(|i| unsafe { word[i].assume_init() });
+                    u32::from_ne_bytes(bytes)
+                })
+                .collect()
+        })
+        .collect();
+    assert!(chunks.len() > 1);
+    let values: std::vec::Vec<u32> = chunks.into_iter().rev().flatten().collect();
     assert_eq!(values, (0..2000).collect::<std::vec::Vec<u32>>());
     // SAFETY: nothing allocates while the raw iterator runs.
     let raw: usize = unsafe { bump.iter_allocated_chunks_raw() }.map(|(_, len)| len).sum();

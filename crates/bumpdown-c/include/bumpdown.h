@@ -1,14 +1,14 @@
 /*
- * bumpdown.h - the C API of bumpdown, a bump (arena) allocator that bumps downwards.
+ * bumpdown.h - the C API of bumpdown, a bump (arena) allocator.
  *
- * An arena hands out memory by moving one pointer, `top`, down towards `bottom`;
+ * An arena hands out memory by moving one pointer, `ptr`, up towards `end`;
  * everything is freed at once by bd_reset() or bd_arena_destroy(). The allocation
- * fast path is inline in this header (a load, a subtraction, a mask, a compare, a
+ * fast path is inline in this header (a load, an addition, a mask, a compare, a
  * store); only when the current chunk has no room does a call cross into the library
  * (bd_alloc_slow), which takes a new chunk and never fails silently. In hot loops, a
  * cursor (bd_cursor_open) keeps the bump pointer in a register. A virtual-memory arena
- * (bd_vm_create: a type of its own, bumping upwards through one reserved range of
- * address space) has its own section at the end.
+ * (bd_vm_create: a type of its own, bumping through one reserved range of address
+ * space) has its own section at the end.
  *
  *     bd_arena *arena = bd_arena_create();
  *     double *xs = bd_alloc_array(arena, 100, sizeof(double), sizeof(double));
@@ -52,20 +52,20 @@ extern "C" {
  * fields of the Rust `bumpdown::Arena`, which is repr(C); a test checks they agree).
  *
  * Invariants the fast path relies on (the library keeps them):
- *   4096 <= bottom <= top;  bottom is a multiple of 16.
+ *   4096 <= ptr <= end <= PTRDIFF_MAX;  end is a multiple of 16.
  * An arena with no memory yet points both at a static sentinel of capacity 0, so every
  * non-empty request on it takes the slow path; there is no "is it set up?" branch.
  */
 typedef struct bd_arena {
-    unsigned char *top;    /* the next allocation ends here; moves down */
-    unsigned char *bottom; /* no allocation in this chunk starts below it */
+    unsigned char *ptr; /* the next allocation starts here (after alignment); moves up */
+    unsigned char *end; /* no allocation in this chunk ends past it */
     /* opaque rest: allocated and owned by the library */
 } bd_arena;
 
-/* No chunk ever reaches below this address, so `top - size` cannot wrap for
- * size <= BD_MIN_BOTTOM. */
+/* No chunk starts below this address: a block is never at 0. */
 #define BD_MIN_BOTTOM ((size_t)4096)
-/* Every chunk's `bottom` is a multiple of this. */
+/* Every chunk's `end` is a multiple of this, so rounding `ptr` up to an alignment of at
+ * most 16 never passes it. */
 #define BD_CHUNK_ALIGN ((size_t)16)
 /* bd_options.limit: no limit. */
 #define BD_NO_LIMIT ((size_t)0)
@@ -160,31 +160,41 @@ void *bd_alloc_slow(bd_arena *arena, size_t size, size_t align);
 #define BD_INLINE_ static
 #endif
 
-/* The bump itself, on the free range bottom..top (see bd_alloc): the new top, which is
- * also the block, or 0 when the request does not fit or `align` is zero or not a power
- * of two. Internal: shared by bd_alloc and bd_cursor_alloc. */
-BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size_t align)
+/* The bump itself, on the free range ptr..end (see bd_alloc): the new `ptr`, whose last
+ * `size` bytes are the block, or 0 when the request does not fit or `align` is zero or
+ * not a power of two. Internal: shared by bd_alloc and bd_cursor_alloc. */
+BD_INLINE_ uintptr_t bd_bump_(uintptr_t ptr, uintptr_t end, size_t size, size_t align)
 {
-    uintptr_t p, mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
+    uintptr_t p, stop, mask = align - 1; /* align == 0 gives all ones: ~mask is 0 */
     /* Folds for a constant alignment. align == 0 passes here and fails below. */
     if (BD_UNLIKELY_((align & mask) != 0))
         return 0;
-    if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM) {
-        /* Cannot wrap: top >= bottom >= BD_MIN_BOTTOM >= size. align == 0 masks p to 0. */
-        p = (top - size) & ~mask;
-        if (BD_UNLIKELY_(p < bottom))
+    if (BD_IS_CONSTANT_(size) && size <= BD_MIN_BOTTOM && mask < BD_CHUNK_ALIGN) {
+        /* Cannot wrap: ptr <= PTRDIFF_MAX, and size and mask are small. */
+        if ((size & mask) == 0)
+            /* A size that is a multiple of the alignment (a type's): rounding the end up
+             * is rounding the start up, plus the size, so the block's start is the new
+             * `ptr` minus a constant (one add and one mask, as bumping down). */
+            stop = (ptr + size + mask) & ~mask;
+        else
+            stop = ((ptr + mask) & ~mask) + size;
+        if (BD_UNLIKELY_(stop > end))
             return 0;
     } else {
-        if (BD_UNLIKELY_(size > top - bottom))
+        /* Cannot wrap for a power of two: ptr <= PTRDIFF_MAX and mask < 2^63. */
+        p = (ptr + mask) & ~mask;
+        /* With align <= 16 (end a multiple of 16, ptr <= end), ptr <= p <= end: folds
+         * away for constant alignments. Otherwise one unsigned compare catches p past
+         * end, and align == 0 (which made p 0, below ptr). */
+        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p - ptr > end - ptr))
             return 0;
-        p = (top - size) & ~mask;
-        /* align - 1 >= 16: align > 16, or align == 0 (which masked p to 0). */
-        if (mask >= BD_CHUNK_ALIGN && BD_UNLIKELY_(p < bottom))
+        if (BD_UNLIKELY_(size > end - p))
             return 0;
+        stop = p + size;
     }
-    /* p >= bottom >= BD_MIN_BOTTOM: a block is never at 0. */
-    BD_ASSUME_(p != 0);
-    return p;
+    /* stop >= ptr >= BD_MIN_BOTTOM: never 0 on success. */
+    BD_ASSUME_(stop != 0);
+    return stop;
 }
 
 /*
@@ -193,19 +203,21 @@ BD_INLINE_ uintptr_t bd_bump_(uintptr_t top, uintptr_t bottom, size_t size, size
  * `size` 0 gives a pointer you must not dereference. Returns NULL with errno set on
  * failure (see bd_alloc_slow).
  *
- * Inline, and exactly the bump of the Rust fast path (crates/bumpdown/src/bumping.rs):
- *   - size a compile-time constant <= 4096 (`bump_small`): top - size cannot wrap
- *     because top >= bottom >= 4096, so one mask and one compare;
- *   - any other size (`bump`): first `size > top - bottom` (cannot wrap: top >= bottom),
- *     then the mask; with align <= 16 the result cannot pass `bottom` (a multiple of 16),
- *     so the second compare folds away for constant alignments.
+ * Inline, and the bump of the Rust fast path (crates/bumpdown/src/bumping.rs):
+ *   - size a compile-time constant <= 4096 and align <= 16 (`bump_up_small`): the new
+ *     `ptr` is round_up(ptr + size, align) when size is a multiple of align, one add,
+ *     one mask and one compare;
+ *   - any other request (`bump_up`): ptr rounded up, then `size > end - p` (cannot
+ *     wrap: p <= end); with align <= 16 the rounding cannot pass `end` (a multiple of
+ *     16), so the check of p folds away for constant alignments.
  * For bd_alloc(a, 8, 8) storing a value, gcc -O2 emits (x86_64; plus a push/pop of a
  * register that only the slow call needs):
  *     test rdi,rdi ; je null                 <- the NULL check (see BD_NO_NULL_CHECK)
- *     mov rax,[rdi] ; sub rax,8 ; and rax,-8 ; cmp rax,[rdi+8] ; jb slow
- *     mov [rdi],rax ; mov [rax],value ; ret
- * Without the NULL check that is 8 instructions and one branch, as the Rust fast path;
- * tests/fast_path_asm.rs counts them and fails if they grow.
+ *     mov rax,[rdi] ; add rax,15 ; and rax,-8 ; cmp rax,[rdi+8] ; ja slow
+ *     mov [rdi],rax ; mov [rax-8],value ; lea rax,[rax-8] ; ret
+ * Without the NULL check that is 9 instructions and one branch, as the Rust fast path
+ * (the `lea` returns the block; a caller that only stores through it folds it into the
+ * store's address); tests/fast_path_asm.rs counts them and fails if they grow.
  *
  * The NULL check costs a test and a branch (fused into one micro-op on current x86) per
  * call, but not per iteration of a loop: its branch sets errno and returns NULL inline,
@@ -227,11 +239,13 @@ BD_INLINE_ void *bd_alloc(bd_arena *arena, size_t size, size_t align)
         return NULL;
     }
 #endif
-    p = bd_bump_(BD_TO_ADDR_(arena->top), BD_TO_ADDR_(arena->bottom), size, align);
+    p = bd_bump_(BD_TO_ADDR_(arena->ptr), BD_TO_ADDR_(arena->end), size, align);
     if (BD_UNLIKELY_(p == 0))
         return bd_alloc_slow(arena, size, align);
-    arena->top = BD_TO_PTR_(unsigned char *, p);
-    return BD_TO_PTR_(void *, p);
+    arena->ptr = BD_TO_PTR_(unsigned char *, p);
+    /* The block starts at or above the old `ptr` >= BD_MIN_BOTTOM: never NULL. */
+    BD_ASSUME_(p - size != 0);
+    return BD_TO_PTR_(unsigned char *, p) - size;
 }
 
 /* Like bd_alloc, with the memory set to zero. */
@@ -318,7 +332,7 @@ int bd_rewind(bd_arena *arena, const bd_checkpoint *cp);
 /*
  * A cursor is a local copy of an arena's bump pointers for hot loops. Allocating through
  * it touches only the cursor, which the compiler keeps in registers, instead of storing
- * `top` back into the arena after every allocation (a store per allocation that also
+ * `ptr` back into the arena after every allocation (a store per allocation that also
  * competes with the program's own stores; on seed 004's workload, 10 million 64-byte
  * allocations each written once, a cursor is markedly faster than bd_alloc: see the
  * bench).
@@ -337,9 +351,9 @@ int bd_rewind(bd_arena *arena, const bd_checkpoint *cp);
  *     }
  */
 typedef struct bd_cursor {
-    unsigned char *top;    /* the arena's `top`, moved by the cursor */
-    unsigned char *bottom; /* the arena's `bottom` */
-    bd_arena *arena;       /* NULL when closed, or when opening failed */
+    unsigned char *ptr; /* the arena's `ptr`, moved by the cursor */
+    unsigned char *end; /* the arena's `end` */
+    bd_arena *arena;    /* NULL when closed, or when opening failed */
 } bd_cursor;
 
 /* Opens a cursor on `arena`. BD_OK, or BD_ERR_NULL (errno EINVAL) if `c` or `arena` is
@@ -349,14 +363,14 @@ BD_INLINE_ int bd_cursor_open(bd_cursor *c, bd_arena *arena)
     if (BD_UNLIKELY_(c == NULL || arena == NULL)) {
         if (c != NULL) {
             /* An empty range that every non-empty request fails on; never dereferenced. */
-            c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+            c->ptr = c->end = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
             c->arena = NULL;
         }
         errno = EINVAL;
         return BD_ERR_NULL;
     }
-    c->top = arena->top;
-    c->bottom = arena->bottom;
+    c->ptr = arena->ptr;
+    c->end = arena->end;
     c->arena = arena;
     return BD_OK;
 }
@@ -369,25 +383,27 @@ BD_INLINE_ void *bd_cursor_slow_(bd_cursor *c, size_t size, size_t align)
     void *p;
     if (c == NULL || c->arena == NULL)
         return bd_alloc_slow(NULL, size, align);
-    c->arena->top = c->top;
+    c->arena->ptr = c->ptr;
     p = bd_alloc_slow(c->arena, size, align);
-    c->top = c->arena->top;
-    c->bottom = c->arena->bottom;
+    c->ptr = c->arena->ptr;
+    c->end = c->arena->end;
     return p;
 }
 
-/* bd_alloc through a cursor: the same bump, on the cursor's copy of `top`. */
+/* bd_alloc through a cursor: the same bump, on the cursor's copy of `ptr`. */
 BD_INLINE_ void *bd_cursor_alloc(bd_cursor *c, size_t size, size_t align)
 {
     uintptr_t p;
     /* Folds away when `c` is the address of a local. */
     if (BD_UNLIKELY_(c == NULL))
         return bd_cursor_slow_(c, size, align);
-    p = bd_bump_(BD_TO_ADDR_(c->top), BD_TO_ADDR_(c->bottom), size, align);
+    p = bd_bump_(BD_TO_ADDR_(c->ptr), BD_TO_ADDR_(c->end), size, align);
     if (BD_UNLIKELY_(p == 0))
         return bd_cursor_slow_(c, size, align);
-    c->top = BD_TO_PTR_(unsigned char *, p);
-    return BD_TO_PTR_(void *, p);
+    c->ptr = BD_TO_PTR_(unsigned char *, p);
+    /* The block starts at or above the old `ptr` >= BD_MIN_BOTTOM: never NULL. */
+    BD_ASSUME_(p - size != 0);
+    return BD_TO_PTR_(unsigned char *, p) - size;
 }
 
 /* Writes the cursor's position back into its arena and closes it. NULL and closed
@@ -396,9 +412,9 @@ BD_INLINE_ void bd_cursor_close(bd_cursor *c)
 {
     if (c == NULL || c->arena == NULL)
         return;
-    c->arena->top = c->top;
+    c->arena->ptr = c->ptr;
     c->arena = NULL;
-    c->top = c->bottom = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
+    c->ptr = c->end = BD_TO_PTR_(unsigned char *, BD_MIN_BOTTOM);
 }
 
 /* ----- Statistics ----------------------------------------------------------------- */

@@ -2,7 +2,7 @@
 //! the `&mut` operations reach it.
 //!
 //! Every handle points at a [`bumpdown::Arena`] (`bd_arena` below), whose first two
-//! fields, `top` and `bottom`, the header's inline fast path reads and writes. The
+//! fields, `ptr` and `end`, the header's inline fast path reads and writes. The
 //! arena's backing allocator, a [`CBacking`], records what kind of arena it is and so
 //! how it is owned:
 //!

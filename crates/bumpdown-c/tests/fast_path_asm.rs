@@ -96,20 +96,23 @@ fn count(asm: &str, symbol: &str) -> Count {
 /// the NULL check adds a `test` and a branch to each. The `vm_` probes are the
 /// virtual-memory arena's upward bump (`bd_vm_alloc`).
 const BOUNDS: [(&str, usize, usize); 13] = [
-    // load top, sub, and, cmp bottom, jb, store top, store value, ret: as in Rust.
-    ("u64", 8, 1),
-    ("u32", 8, 1),
+    // load ptr, add, and, cmp end, jb, store ptr, sub (the block is the new ptr minus
+    // the size: gcc computes it, where rustc folds it into the store's address), store
+    // value, ret.
+    ("u64", 9, 1),
+    ("u32", 9, 1),
     // A 16-byte value takes two stores.
-    ("u128", 9, 1),
-    // No alignment step for bytes.
+    ("u128", 10, 1),
+    // No alignment step for bytes: the block is the old ptr.
     ("u8", 7, 1),
     // Seed 004's 64 bytes aligned to 16: no value stored.
-    ("block64", 7, 1),
-    // A run-time size: the capacity compare comes first, the mask cannot pass bottom.
-    ("runtime_size", 9, 1),
+    ("block64", 8, 1),
+    // A run-time size: ptr rounded up, then the capacity compare (the rounding cannot
+    // pass end), then p + size.
+    ("runtime_size", 10, 1),
     // And a run-time count: the overflow check (copy, shift, branch) and the multiply
     // (a shift).
-    ("array_u32", 13, 2),
+    ("array_u32", 14, 2),
     // The virtual-memory arena bumps up: load top, add, and, lea end, cmp committed, ja,
     // store top, store value, prefetch, ret. One more than down: the size and the
     // rounding cannot share one subtraction; and the prefetch 2 KiB ahead.
@@ -178,8 +181,8 @@ fn a_cursor_keeps_top_in_a_register() {
         let Some(asm) = disassembly(defines, name) else { return };
         let body = loop_body(&asm, symbol);
         eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
-        // bump (lea/sub, and), compare with bottom, branch, keep the new top, store the
-        // value, and the loop's own counter, compare and branch.
+        // bump (lea, and), compare with end, branch, keep the new ptr, the block (lea),
+        // store the value, and the loop's own counter, compare and branch.
         assert!(body.len() <= 10, "{symbol}: loop body is {} instructions", body.len());
         let loads: Vec<_> = body.iter().filter(|i| i.contains(",QWORD PTR [")).collect();
         assert!(loads.is_empty(), "{symbol}: the loop reads memory: {loads:?}");
@@ -223,8 +226,9 @@ fn the_null_check_leaves_the_loop() {
     // no `test` of it in the loop.
     assert!(!body.iter().any(|i| i.starts_with("test ")), "the NULL check is in the loop: {body:?}");
     assert_eq!(body.len(), unchecked.len(), "the checked loop is longer than the unchecked one");
-    // load top, sub, and, cmp bottom, branch, store top, store value, counter, cmp, branch.
-    assert!(body.len() <= 10, "loop body is {} instructions", body.len());
+    // load ptr, add, and, cmp end, branch, store ptr, the block (sub), store value,
+    // counter, cmp, branch.
+    assert!(body.len() <= 11, "loop body is {} instructions", body.len());
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! `include/bumpdown.h` and the Rust side cannot drift apart: every `bd_*` function the
 //! library exports is declared in the header with the same signature (and nothing else
 //! is declared), the structs C passes have the same fields, the result codes and
-//! constants the same values, and the two fields C bumps are the arena's `top` and
-//! `bottom` (the virtual-memory arena's `top` and `committed`).
+//! constants the same values, and the two fields C bumps are the arena's `ptr` and
+//! `end` (the virtual-memory arena's `top` and `committed`).
 
 mod common;
 
@@ -225,7 +225,7 @@ fn structs_have_the_same_fields() {
     }
     assert_eq!(
         header_struct("bd_arena"),
-        [("top".to_string(), "unsigned char *".to_string()), ("bottom".to_string(), "unsigned char *".to_string())]
+        [("ptr".to_string(), "unsigned char *".to_string()), ("end".to_string(), "unsigned char *".to_string())]
     );
     assert_eq!(
         header_struct("bd_vm_arena"),
@@ -270,12 +270,12 @@ fn constants_agree() {
 /// The header's `bd_arena` as C sees it.
 #[repr(C)]
 struct CPrefix {
-    top: *mut u8,
-    bottom: *mut u8,
+    ptr: *mut u8,
+    end: *mut u8,
 }
 
 #[test]
-fn c_prefix_is_the_arenas_top_and_bottom() {
+fn c_prefix_is_the_arenas_ptr_and_end() {
     // SAFETY: handles from `bd_arena_create_with`, read as the header's prefix (what C
     // does), destroyed once at the end.
     unsafe {
@@ -284,18 +284,18 @@ fn c_prefix_is_the_arenas_top_and_bottom() {
         assert!(!handle.is_null());
         let arena: &bd_arena = &*handle;
         let prefix = handle.cast::<CPrefix>();
-        let (top, bottom) = ((*prefix).top, (*prefix).bottom);
-        assert!(bottom < top);
-        assert_eq!(top as usize - bottom as usize, arena.chunk_capacity());
-        // An allocation through the Rust API moves the word C reads as `top`.
+        let (ptr, end) = ((*prefix).ptr, (*prefix).end);
+        assert!(ptr < end);
+        assert_eq!(end as usize - ptr as usize, arena.chunk_capacity());
+        // An allocation through the Rust API moves the word C reads as `ptr`, upwards.
         let p = arena.alloc(7u64) as *mut u64;
-        assert_eq!((*prefix).top, p.cast::<u8>());
-        assert_eq!(arena.chunk_capacity(), (*prefix).top as usize - (*prefix).bottom as usize);
-        // And a bump C makes through the prefix is what Rust allocates below.
-        (*prefix).top = (*prefix).top.sub(16);
+        assert_eq!((*prefix).ptr, p.cast::<u8>().add(8));
+        assert_eq!(arena.chunk_capacity(), (*prefix).end as usize - (*prefix).ptr as usize);
+        // And a bump C makes through the prefix is what Rust allocates above.
+        (*prefix).ptr = (*prefix).ptr.add(16);
         let q = arena.alloc(1u8) as *mut u8;
-        assert_eq!(q, (*prefix).top);
-        assert_eq!(q, p.cast::<u8>().sub(17));
+        assert_eq!(q.add(1), (*prefix).ptr);
+        assert_eq!(q, p.cast::<u8>().add(8 + 16));
         bd_arena_destroy(handle);
 
         // A fixed arena's handle has the same prefix.
@@ -303,9 +303,9 @@ fn c_prefix_is_the_arenas_top_and_bottom() {
         let fixed = bd_arena_create_fixed(buf.as_mut_ptr().cast(), buf.len() * 8);
         assert!(!fixed.is_null());
         let prefix = fixed.cast::<CPrefix>();
-        assert_eq!((*prefix).top as usize - (*prefix).bottom as usize, (*fixed).chunk_capacity());
+        assert_eq!((*prefix).end as usize - (*prefix).ptr as usize, (*fixed).chunk_capacity());
         let p = bd_alloc_slow(fixed, 8, 8);
-        assert_eq!((*prefix).top, p.cast::<u8>());
+        assert_eq!((*prefix).ptr, p.cast::<u8>().add(8));
         bd_arena_destroy(fixed);
     }
 }

@@ -6,8 +6,8 @@
 //!     cargo +nightly test -Zbuild-std --target x86_64-unknown-linux-gnu -p bumpdown
 //! ```
 //!
-//! The free part of every chunk (`bottom..top`) and everything given back is
-//! "poisoned" (unaddressable); moving the bump pointer down unpoisons the block handed
+//! The free part of every chunk (`ptr..end`) and everything given back is
+//! "poisoned" (unaddressable); moving the bump pointer up unpoisons the block handed
 //! out, and a chunk is unpoisoned whole before it goes back to its allocator (or, for a
 //! caller's buffer, back to the caller). A read or write through a pointer kept past a
 //! reset, rewind or scope exit is then reported at that access.
@@ -45,19 +45,19 @@ pub(crate) unsafe fn unpoison(start: *mut u8, len: usize) {
     unsafe { __asan_unpoison_memory_region(start, len) }
 }
 
-/// The bump pointer of a chunk moves from `old` to `new`: down hands `new..old` out
-/// (unpoison), up gives `old..new` back (poison).
+/// The bump pointer of a chunk that fills upwards moves from `old` to `new`: up hands
+/// `old..new` out (unpoison), down gives `new..old` back (poison).
 ///
 /// # Safety
 /// Both lie in the same chunk, which the arena owns.
 #[inline]
-pub(crate) unsafe fn top_moved(old: *mut u8, new: *mut u8) {
+pub(crate) unsafe fn ptr_moved_up(old: *mut u8, new: *mut u8) {
     // SAFETY: the range between them is in the chunk (the caller).
     unsafe {
-        if new.addr() < old.addr() {
-            unpoison(new, old.addr() - new.addr());
-        } else if new.addr() > old.addr() {
-            poison(old, new.addr() - old.addr());
+        if new.addr() > old.addr() {
+            unpoison(old, new.addr() - old.addr());
+        } else if new.addr() < old.addr() {
+            poison(new, old.addr() - new.addr());
         }
     }
 }

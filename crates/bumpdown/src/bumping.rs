@@ -6,11 +6,16 @@
 //! and returns `None` when it does not fit. None of them can wrap around: each states
 //! which facts about its inputs make its subtractions safe.
 //!
-//! # The free range
-//! An arena's current chunk has its free bytes in `bottom..top`; allocations take
-//! bytes from the top end, so the bump pointer moves down (seed "always bump
-//! downwards": rounding down needs no overflow check). Two facts hold for every
-//! free range an arena hands to these functions, and the fast paths lean on them:
+//! Two directions: upwards (`bump_up*`: `Arena`, its scopes, `FixedArena`, `VmArena`,
+//! whose free range is `ptr..end`, see the section on bumping upwards below) and
+//! downwards (`bump`, `bump_small`, `bump_array`, `bump_checked`: a `SyncArena`'s
+//! handles, and an out-of-band chunk's single block, placed at the chunk's end).
+//!
+//! # The free range, downwards
+//! A downward range has its free bytes in `bottom..top`; allocations take bytes from
+//! the top end, so the bump pointer moves down (seed "always bump downwards":
+//! rounding down needs no overflow check). Two facts hold for every such free range,
+//! and the fast paths lean on them:
 //!
 //! * `MIN_BOTTOM <= bottom <= top`: no usable byte lies below address [`MIN_BOTTOM`]
 //!   (chunks that start lower are clipped; the empty arena points at a static aligned
@@ -136,10 +141,11 @@ pub fn bump_checked(top: usize, bottom: usize, size: usize, align: usize, min_al
     }
 }
 
-// ----- Bumping upwards: `VmArena` ------------------------------------------------------
+// ----- Bumping upwards: `Arena`, `FixedArena`, `VmArena` ---------------------------------
 //
-// A `VmArena` hands out bytes from the low end of its free range `top..end`, so that the
-// newest block can grow in place. Its ranges promise:
+// An upward face hands out bytes from the low end of its free range `top..end` (an
+// `Arena`'s `ptr..end`), so that the newest block can grow in place and consecutive
+// blocks are written in the direction `memcpy` writes. Its ranges promise:
 //
 // * `top <= end <= MAX_END = isize::MAX`: adding a type's alignment (at most 2^29) and a
 //   size of at most `MIN_BOTTOM` to `top` cannot wrap;
@@ -162,18 +168,29 @@ pub const MAX_END: usize = isize::MAX as usize;
 /// faults, so a line past the committed part (or past the reservation) is harmless.
 pub const PREFETCH_AHEAD: usize = 2048;
 
-/// Upward bump for a size known at compile time (`size <= MIN_BOTTOM`) and a type's
-/// alignment (`align <= 1 << 29`): returns where the block starts. With constants, one
-/// `add` (plus an `add`/`and` pair when `align > min_align`) and one comparison. That is
-/// one instruction more than bumping down, where the size and the rounding share one
-/// subtraction; `VmArena` pays it for in-place growth.
+/// Upward bump for a type's size and alignment known at compile time (`size <= MIN_BOTTOM`,
+/// `align <= 1 << 29`, and `size` a multiple of `align`, as for every Rust type): returns
+/// where the block starts.
+///
+/// The block's end is computed first, `round_up(top + size, align)`: because the size is
+/// a multiple of the alignment, that is the aligned start plus the size, so the start is
+/// the end minus a constant (an addressing-mode displacement for the store that follows),
+/// and the end is the new bump pointer. With constants this folds to one `add`, an `and`
+/// when `align > min_align`, and one comparison: as short as bumping down, where the size
+/// and the rounding share one subtraction.
 #[inline(always)]
 pub fn bump_up_small(top: usize, end: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
     debug_assert!(size <= MIN_BOTTOM && align <= 1 << 29 && top <= end && end <= MAX_END);
-    // Cannot wrap: top <= MAX_END, and the alignment and size added are small.
-    let start = if align > min_align { round_up(top, align) } else { top };
-    if start + round_up(size, min_align) <= end {
-        Some(start)
+    debug_assert!(size % align == 0, "bump_up_small takes a type's size, a multiple of its alignment");
+    // Folds: constants. The rounded size is a multiple of `max(align, min_align)`: of
+    // `min_align` by rounding, and of `align` because `size` is (when `align >= min_align`,
+    // `size` is already a multiple of `min_align` too).
+    let size = round_up(size, min_align);
+    // Cannot wrap: top <= MAX_END, and the size and alignment added are small.
+    let stop = if align > min_align { round_up(top + size, align) } else { top + size };
+    if stop <= end {
+        // `stop - size` is `round_up(top, align)` (see above): at or above `top`.
+        Some(stop - size)
     } else {
         None
     }
@@ -360,7 +377,7 @@ mod tests {
                     for align in [1, 2, 4, 8, 16, 32, 64, 4096, 1 << 40] {
                         let want = model(top, end, size, align, min_align);
                         assert_eq!(bump_up(top, end, size, align, min_align), want, "{top} {size} {align}");
-                        if size <= MIN_BOTTOM && align <= 1 << 29 {
+                        if size <= MIN_BOTTOM && align <= 1 << 29 && size % align == 0 {
                             assert_eq!(bump_up_small(top, end, size, align, min_align), want);
                         }
                         if size > 0 && size % 4 == 0 && size != usize::MAX {

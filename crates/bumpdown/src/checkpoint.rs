@@ -60,7 +60,7 @@ pub(crate) struct RawCheckpoint {
     /// The current chunk then (`None`: no chunk).
     pub(crate) chunk: Option<Chunk>,
     /// The bump pointer then.
-    pub(crate) top: *mut u8,
+    pub(crate) ptr: *mut u8,
     /// The arena's clock then: checkpoints with a higher serial were taken after. An
     /// `Arena`'s is its `epoch`, which also stamps its out-of-band chunks and chunk
     /// switches, so a higher stamp on those means they came after too (see
@@ -75,7 +75,7 @@ pub(crate) struct RawCheckpoint {
 #[derive(Clone, Copy)]
 pub(crate) struct ScopeEntry {
     /// The bump pointer then.
-    pub(crate) top: *mut u8,
+    pub(crate) ptr: *mut u8,
     /// The arena's `epoch` then.
     pub(crate) epoch: u64,
 }

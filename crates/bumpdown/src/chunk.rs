@@ -1,12 +1,13 @@
 //! Chunks: the blocks an arena takes from its backing allocator.
 //!
 //! A chunk is one block from the backing allocator with a [`ChunkHeader`] at its low
-//! end; the rest, up to the block's end, is the chunk's usable range. Allocations take
-//! bytes from the high end downwards.
+//! end; the rest, up to the block's end, is the chunk's usable range. A regular chunk is
+//! filled upwards from its bottom; an out-of-band chunk holds one allocation at its high
+//! end.
 //!
 //! ```text
-//!  base                bottom                    top               end
-//!   | ChunkHeader | pad |     free      | allocated (newest ... oldest) |
+//!  base                bottom                             ptr            end
+//!   | ChunkHeader | pad | allocated (oldest ... newest) |      free      |
 //! ```
 
 use core::alloc::Layout;
@@ -27,23 +28,24 @@ use crate::bumping::{CHUNK_ALIGN, MIN_BOTTOM};
 /// * a regular chunk is in the arena's chunk list: `prev` and `next` link it to the
 ///   chunks filled before and after it (null at the list's ends); an out-of-band chunk
 ///   is in the `big` list, linked by `prev` alone (`next` is null);
-/// * while the chunk is not the arena's current chunk, `saved_top` is the address its
-///   bump pointer had (`bottom() <= saved_top <= end()`); for an out-of-band chunk it is
-///   the address of its single allocation;
+/// * while the chunk is not the arena's current chunk, `saved_ptr` is the address its
+///   bump pointer had (`bottom() <= saved_ptr <= end()`: its used part ends there); for
+///   an out-of-band chunk it is the address of its single allocation, which uses the
+///   bytes from there to `end()`;
 /// * `serial` is the arena's `epoch` just after the chunk was made current (a regular
 ///   chunk) or made (an out-of-band chunk): serials decrease along the `big` list and
 ///   along the `prev` chain of the current chunk;
 /// * `used_before` (regular chunks) is the bytes in use in the chunks before it in the
 ///   list when it was made current, which a rewind to a position in it restores.
 ///
-/// (A spare chunk's `saved_top`, `serial` and `used_before` are stale; they are set
+/// (A spare chunk's `saved_ptr`, `serial` and `used_before` are stale; they are set
 /// when it becomes current.)
 #[repr(C, align(16))]
 pub(crate) struct ChunkHeader {
     pub(crate) prev: *mut ChunkHeader,
     pub(crate) next: *mut ChunkHeader,
     pub(crate) size: usize,
-    pub(crate) saved_top: usize,
+    pub(crate) saved_ptr: usize,
     pub(crate) serial: u64,
     pub(crate) used_before: usize,
 }
@@ -51,7 +53,7 @@ pub(crate) struct ChunkHeader {
 impl ChunkHeader {
     /// The header of a new chunk of `size` bytes, in no list.
     const fn unlinked(size: usize) -> Self {
-        ChunkHeader { prev: ptr::null_mut(), next: ptr::null_mut(), size, saved_top: 0, serial: 0, used_before: 0 }
+        ChunkHeader { prev: ptr::null_mut(), next: ptr::null_mut(), size, saved_ptr: 0, serial: 0, used_before: 0 }
     }
 }
 
@@ -81,7 +83,7 @@ impl Chunk {
         // CHUNK_ALIGN, the header's alignment.
         unsafe { base.as_ptr().write(ChunkHeader::unlinked(size)) };
         // A chunk starts empty.
-        chunk.set_saved_top(chunk.end_addr());
+        chunk.set_saved_ptr(chunk.bottom_addr());
         Some(chunk)
     }
 
@@ -97,7 +99,7 @@ impl Chunk {
         // SAFETY: the caller promises `size >= HEADER_SIZE` valid, aligned bytes.
         unsafe { base.as_ptr().write(ChunkHeader::unlinked(size)) };
         let chunk = Chunk(base);
-        chunk.set_saved_top(chunk.end_addr());
+        chunk.set_saved_ptr(chunk.bottom_addr());
         chunk
     }
 
@@ -158,13 +160,13 @@ impl Chunk {
         unsafe { (*self.0.as_ptr()).used_before = used }
     }
 
-    pub(crate) fn saved_top(&self) -> usize {
-        self.header().saved_top
+    pub(crate) fn saved_ptr(&self) -> usize {
+        self.header().saved_ptr
     }
 
-    pub(crate) fn set_saved_top(&self, top: usize) {
+    pub(crate) fn set_saved_ptr(&self, ptr: usize) {
         // SAFETY: as in `set_prev`.
-        unsafe { (*self.0.as_ptr()).saved_top = top }
+        unsafe { (*self.0.as_ptr()).saved_ptr = ptr }
     }
 
     /// See `ChunkHeader::serial`.
@@ -232,9 +234,13 @@ mod tests {
             assert_eq!(total % CHUNK_ALIGN, 0);
             // Wherever a CHUNK_ALIGN-aligned block lands, the request fits above the header.
             for base in (4096..4096 + 4096).step_by(CHUNK_ALIGN) {
-                let top = base + total;
-                let new_top = crate::bumping::bump_checked(top, base + HEADER_SIZE, size, align, 1);
-                assert!(new_top.is_some(), "{size} {align} at {base:#x}");
+                let end = base + total;
+                // Upwards from the bottom (a regular chunk), and downwards from the end
+                // (an out-of-band chunk).
+                let up = crate::bumping::bump_up(base + HEADER_SIZE, end, size, align, 1);
+                assert!(up.is_some(), "{size} {align} at {base:#x}");
+                let down = crate::bumping::bump_checked(end, base + HEADER_SIZE, size, align, 1);
+                assert!(down.is_some(), "{size} {align} at {base:#x}");
             }
         }
     }

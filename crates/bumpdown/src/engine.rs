@@ -6,12 +6,15 @@
 //! everything the typed API (`alloc_api.rs`) and the allocator traits need, for either
 //! direction:
 //!
-//! * **down** (`UP = false`): the free range is `limit..cursor` and blocks are taken from
-//!   its high end, so the cursor is a block's start (seed "always bump downwards": the
-//!   size and the rounding share one subtraction). The used part is `cursor..far_end`.
-//! * **up** (`UP = true`): the free range is `cursor..limit` and blocks are taken from its
-//!   low end, so the newest block ends at the cursor and grows in place by moving it.
-//!   The used part is `far_end..cursor`.
+//! * **up** (`UP = true`; `Arena`, its scopes, `FixedArena`, `VmArena`): the free range is
+//!   `cursor..limit` and blocks are taken from its low end, so the newest block ends at
+//!   the cursor and grows in place by moving it. The used part is `far_end..cursor`.
+//!   For a type's size and alignment the new cursor is computed first (one add, one
+//!   mask) and the block is a constant below it (`bumping::bump_up_small`).
+//! * **down** (`UP = false`; `LocalArena`): the free range is
+//!   `limit..cursor` and blocks are taken from its high end, so the cursor is a block's
+//!   start (the seed's "always bump downwards": the size and the rounding share one
+//!   subtraction). The used part is `cursor..far_end`.
 //!
 //! The arithmetic itself is in `bumping.rs`; this module only applies it to a face's
 //! pointers. [`Engine`] is the interface the typed API calls: every `Cursor` has it
@@ -379,18 +382,24 @@ unsafe fn take<C: Cursor + ?Sized>(face: &C, cursor: *mut u8, start: usize, size
 }
 
 impl<C: Cursor> Engine for C {
-    /// For `T = u64` and `MIN_ALIGN = 1`, a down face's `alloc` compiles to (x86_64):
+    /// For `T = u64` and `MIN_ALIGN = 1`, an up face's (`Arena`'s) `alloc` compiles to
+    /// (x86_64):
     ///
     /// ```text
-    /// mov  rax, qword ptr [rdi]       ; cursor
-    /// add  rax, -8                    ; cursor - size_of::<u64>()  (cannot wrap: >= 4096)
-    /// and  rax, -8                    ; align down (folds away when align <= MIN_ALIGN)
-    /// cmp  rax, qword ptr [rdi + 8]   ; below the limit?
-    /// jb   .slow                      ; the only branch: out of line, cold
-    /// mov  qword ptr [rax], rsi       ; write the value
-    /// mov  qword ptr [rdi], rax       ; store the new cursor
+    /// mov  rcx, qword ptr [rdi]       ; cursor
+    /// add  rcx, 15                    ; cursor + size_of::<u64>() + (align - 1)
+    /// and  rcx, -8                    ; the block's end, aligned (folds away when
+    ///                                 ; align <= MIN_ALIGN: then a single `lea`)
+    /// cmp  rcx, qword ptr [rdi + 8]   ; past the limit?
+    /// ja   .slow                      ; the only branch: out of line, cold
+    /// lea  rax, [rcx - 8]             ; the block (returned; a store folds it in)
+    /// mov  qword ptr [rcx - 8], rsi   ; write the value
+    /// mov  qword ptr [rdi], rcx       ; store the new cursor
     /// ret
     /// ```
+    ///
+    /// A down face's is the same without the `lea`: `cursor - 8`, masked, is both the
+    /// block and the new cursor.
     ///
     /// `tests/fast_path_asm.rs` checks the instruction and branch counts.
     #[inline(always)]
@@ -407,10 +416,15 @@ impl<C: Cursor> Engine for C {
         // `alloc` writes the value before it claims the block: under AddressSanitizer
         // the bytes must be addressable before that write.
         #[cfg(bumpdown_asan)]
-        if !C::UP {
-            // SAFETY: `start..cursor` is in the free range.
-            unsafe { crate::asan::unpoison(cursor.with_addr(start), cursor.addr() - start) };
-        }
+        // SAFETY: the block is in the free range: `start..cursor` (down) or
+        // `start..start + size` (up).
+        unsafe {
+            if C::UP {
+                crate::asan::unpoison(cursor.with_addr(start), size)
+            } else {
+                crate::asan::unpoison(cursor.with_addr(start), cursor.addr() - start)
+            }
+        };
         Some(cursor.with_addr(start).cast())
     }
 

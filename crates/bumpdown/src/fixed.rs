@@ -14,7 +14,7 @@ use core::ops::Deref;
 use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
 use crate::bump_trait::Bump;
-use crate::bumping::{self, round_down, round_up, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::bumping::{self, round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 
 /// A bump arena over a caller's buffer, with the same allocation API as
@@ -34,11 +34,12 @@ use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 /// assert_eq!(arena.used(), 0);
 /// ```
 pub struct FixedArena<'buf, const MIN_ALIGN: usize = 1> {
-    // INVARIANT: `MIN_BOTTOM <= bottom <= top <= end`, `bottom % CHUNK_ALIGN == 0`,
-    // `top % MIN_ALIGN == 0`, `end % MIN_ALIGN == 0`; all three point into the buffer
-    // (or its end) with its provenance; `top..end` holds the allocations.
-    top: Cell<*mut u8>,
-    bottom: *mut u8,
+    // INVARIANT: `MIN_BOTTOM <= start <= ptr <= end <= MAX_END`, `end % CHUNK_ALIGN == 0`,
+    // `start % MIN_ALIGN == 0`, `ptr % MIN_ALIGN == 0`; all three point into the buffer
+    // (or its end) with its provenance; `start..ptr` holds the allocations, `ptr..end`
+    // is free. (Or all three are the empty sentinel, for a buffer with no usable byte.)
+    ptr: Cell<*mut u8>,
+    start: *mut u8,
     end: *mut u8,
     ledger: Ledger,
     _buf: PhantomData<&'buf mut [MaybeUninit<u8>]>,
@@ -49,7 +50,7 @@ pub struct FixedArena<'buf, const MIN_ALIGN: usize = 1> {
 unsafe impl<const MIN_ALIGN: usize> Send for FixedArena<'_, MIN_ALIGN> {}
 
 impl<'buf> FixedArena<'buf> {
-    /// An arena over `buf`. A few bytes at the start may go unused, to align it (and, on
+    /// An arena over `buf`. Up to 15 bytes at the end may go unused, to align it (and, on
     /// a system that maps memory below address 4096, the part below it).
     ///
     /// ```
@@ -80,32 +81,34 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     pub fn with_min_align(buf: &'buf mut [MaybeUninit<u8>]) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::VALID_MIN_ALIGN;
-        let start = buf.as_mut_ptr().cast::<u8>();
-        // A real slice does not reach the end of the address space, so neither sum wraps.
-        let end_addr = round_down(start.addr() + buf.len(), MIN_ALIGN);
-        let bottom_addr = round_up(start.addr().max(MIN_BOTTOM), CHUNK_ALIGN);
-        let (bottom, end) = if bottom_addr < end_addr {
-            (start.with_addr(bottom_addr), start.with_addr(end_addr))
+        let base = buf.as_mut_ptr().cast::<u8>();
+        // A real slice does not reach the end of the address space (it ends at most at
+        // `isize::MAX`), so neither sum wraps.
+        let end_addr = round_down(base.addr() + buf.len(), CHUNK_ALIGN);
+        let start_addr = round_up(base.addr().max(MIN_BOTTOM), MIN_ALIGN);
+        let (start, end) = if start_addr < end_addr {
+            (base.with_addr(start_addr), base.with_addr(end_addr))
         } else {
             // No usable byte: point at the empty sentinel, as an arena without chunks does.
             (empty_chunk(), empty_chunk())
         };
-        FixedArena { top: Cell::new(end), bottom, end, ledger: Ledger::new(), _buf: PhantomData }
+        debug_assert!(end.addr() <= MAX_END);
+        FixedArena { ptr: Cell::new(start), start, end, ledger: Ledger::new(), _buf: PhantomData }
     }
 
     /// Usable bytes of the buffer.
     pub fn capacity(&self) -> usize {
-        self.end.addr() - self.bottom.addr()
+        self.end.addr() - self.start.addr()
     }
 
     /// Bytes in use (allocations and their padding).
     pub fn used(&self) -> usize {
-        self.end.addr() - self.top.get().addr()
+        self.ptr.get().addr() - self.start.addr()
     }
 
     /// Free bytes left.
     pub fn chunk_capacity(&self) -> usize {
-        self.top.get().addr() - self.bottom.addr()
+        self.end.addr() - self.ptr.get().addr()
     }
 
     /// Panics, printing the addresses involved, if the arena breaks an invariant the
@@ -118,20 +121,23 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     /// arena.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        let (bottom, top, end) = (self.bottom.addr(), self.top.get().addr(), self.end.addr());
-        assert!(MIN_BOTTOM <= bottom && bottom <= top && top <= end, "bottom {bottom:#x} top {top:#x} end {end:#x}");
+        let (start, ptr, end) = (self.start.addr(), self.ptr.get().addr(), self.end.addr());
         assert!(
-            bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0 && end % MIN_ALIGN == 0,
-            "misaligned: bottom {bottom:#x} top {top:#x} end {end:#x} (MIN_ALIGN {MIN_ALIGN})"
+            MIN_BOTTOM <= start && start <= ptr && ptr <= end && end <= MAX_END,
+            "start {start:#x} ptr {ptr:#x} end {end:#x}"
+        );
+        assert!(
+            start % MIN_ALIGN == 0 && ptr % MIN_ALIGN == 0 && end % CHUNK_ALIGN == 0,
+            "misaligned: start {start:#x} ptr {ptr:#x} end {end:#x} (MIN_ALIGN {MIN_ALIGN})"
         );
     }
 
     /// Frees every allocation.
     pub fn reset(&mut self) {
         self.ledger.reset();
-        // SAFETY: `top..end` is the used part of the buffer; `&mut self`: none in use.
-        unsafe { crate::poison::fill(self.top.get(), self.end.addr()) };
-        self.top.set(self.end);
+        // SAFETY: `start..ptr` is the used part of the buffer; `&mut self`: none in use.
+        unsafe { crate::poison::fill(self.start, self.ptr.get().addr()) };
+        self.ptr.set(self.start);
     }
 
     /// Saves the arena's position; see [`Arena::checkpoint`](crate::Arena::checkpoint).
@@ -140,7 +146,7 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     }
 
     fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: None, top: self.top.get(), serial: self.ledger.serial() }
+        RawCheckpoint { chunk: None, ptr: self.ptr.get(), serial: self.ledger.serial() }
     }
 
     /// Frees everything allocated after `checkpoint`.
@@ -159,10 +165,12 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     /// checkpoint.
     pub fn try_rewind(&mut self, checkpoint: Checkpoint) -> Result<(), RewindError> {
         self.ledger.rewind_to(&checkpoint, 0)?;
-        // A valid checkpoint's top lies in this buffer, at or above today's.
+        // A valid checkpoint's pointer lies in this buffer, usually at or below today's
+        // (above it only if the newest block before it was freed since: those bytes are
+        // unused too).
         // SAFETY: the bytes allocated since are in the buffer; `&mut self`: none in use.
-        unsafe { crate::poison::fill(self.top.get(), checkpoint.raw.top.addr()) };
-        self.top.set(checkpoint.raw.top);
+        unsafe { crate::poison::fill(checkpoint.raw.ptr, self.ptr.get().addr()) };
+        self.ptr.set(checkpoint.raw.ptr);
         Ok(())
     }
 
@@ -188,27 +196,29 @@ impl<'buf, const MIN_ALIGN: usize> FixedArena<'buf, MIN_ALIGN> {
     crate::alloc_api::alloc_api!('_);
 }
 
-// SAFETY: the struct's invariant is the trait's (down): `bottom..top` is the free part of
-// the caller's buffer, `top..end` the allocations; the slow path never leaves the buffer.
+// SAFETY: the struct's invariant is the trait's (up): `ptr..end` is the free part of the
+// caller's buffer, `start..ptr` the allocations; the slow path never leaves the buffer.
 unsafe impl<const MIN_ALIGN: usize> Cursor for FixedArena<'_, MIN_ALIGN> {
     const MIN_ALIGN: usize = MIN_ALIGN;
-    const UP: bool = false;
+    const UP: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
-        (self.top.get(), self.bottom.addr())
+        (self.ptr.get(), self.end.addr())
     }
 
-    /// The end of the buffer's usable part.
+    /// The start of the buffer's usable part.
     #[inline(always)]
     fn far_end(&self) -> usize {
-        self.end.addr()
+        self.start.addr()
     }
 
     #[inline(always)]
-    unsafe fn set_cursor(&self, new_top: *mut u8) {
-        debug_assert!(self.limit() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
-        self.top.set(new_top)
+    unsafe fn set_cursor(&self, new_ptr: *mut u8) {
+        debug_assert!(
+            self.start.addr() <= new_ptr.addr() && new_ptr.addr() <= self.end.addr() && new_ptr.addr() % MIN_ALIGN == 0
+        );
+        self.ptr.set(new_ptr)
     }
 
     /// The buffer has no room: there is nowhere else to go.
@@ -218,16 +228,16 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for FixedArena<'_, MIN_ALIGN> {
         if Layout::from_size_align(size, align).is_err() {
             return Err(AllocError::INVALID_LAYOUT);
         }
-        let top = self.top.get();
+        let ptr = self.ptr.get();
         // The fast paths are exact, but a caller may skip them.
-        let new_top =
-            bumping::bump_checked(top.addr(), self.limit(), size, align, MIN_ALIGN).ok_or(AllocError::FULL)?;
-        let p = top.with_addr(new_top);
-        // SAFETY: `bump_checked` keeps `new_top` in `bottom..=top`, aligned, derived from
-        // `top`; it is at least `bottom >= MIN_BOTTOM`, so not null.
+        let start = bumping::bump_up(ptr.addr(), self.end.addr(), size, align, MIN_ALIGN).ok_or(AllocError::FULL)?;
+        // `bump_up` checked that the rounded size fits below `end`.
+        let new_ptr = ptr.with_addr(start + round_up(size, MIN_ALIGN));
+        // SAFETY: `new_ptr` lies in `ptr..=end`, a multiple of MIN_ALIGN, derived from
+        // `ptr`; the block starts at or above `ptr >= MIN_BOTTOM`, so not null.
         unsafe {
-            self.set_cursor(p);
-            Ok(NonNull::new_unchecked(p))
+            self.set_cursor(new_ptr);
+            Ok(NonNull::new_unchecked(ptr.with_addr(start)))
         }
     }
 }
@@ -258,8 +268,8 @@ impl<const MIN_ALIGN: usize> Drop for FixedScopeGuard<'_, '_, MIN_ALIGN> {
         // borrowed mutably to make the guard, so nothing else moved it.
         self.arena.ledger.exit(self.entry.serial);
         // SAFETY: the bytes the guard's allocations used, in the buffer, no longer in use.
-        unsafe { crate::poison::fill(self.arena.top.get(), self.entry.top.addr()) };
-        self.arena.top.set(self.entry.top);
+        unsafe { crate::poison::fill(self.entry.ptr, self.arena.ptr.get().addr()) };
+        self.arena.ptr.set(self.entry.ptr);
     }
 }
 

@@ -1,6 +1,6 @@
-//! **bumpdown**: a bump (arena) allocator that bumps downwards.
+//! **bumpdown**: a bump (arena) allocator.
 //!
-//! An [`Arena`] hands out memory by moving one pointer down through a chunk: a handful
+//! An [`Arena`] hands out memory by moving one pointer up through a chunk: a handful
 //! of instructions and one branch per allocation. Everything is freed at once, by
 //! [`Arena::reset`] (which keeps the chunks for the next round) or by dropping the arena.
 //!

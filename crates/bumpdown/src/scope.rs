@@ -1,14 +1,15 @@
 //! Scopes: temporary allocation that is freed when a closure returns or a guard drops.
 //!
-//! A [`Scope`] is a small value holding its own copy of the arena's `top` and `bottom`.
-//! Used as a local in a loop, the compiler can keep `top` in a register: allocating is
-//! then a subtraction and a compare, with no store-to-load round trip through memory.
+//! A [`Scope`] is a small value holding its own copy of the arena's bump pointer and
+//! chunk end. Used as a local in a loop, the compiler can keep the pointer in a register:
+//! allocating is then an addition and a compare, with no store-to-load round trip
+//! through memory.
 //! The slow path passes the pointers to the arena by value and back, so the scope's
 //! address never escapes. On exit the arena returns to the scope's entry position.
 //!
 //! Lifetimes carry the safety:
 //! * [`Arena::scope`] takes `&mut Arena`: nothing else can allocate from the arena while
-//!   the scope lives, so the scope owns everything below its entry position.
+//!   the scope lives, so the scope owns everything above its entry position.
 //! * A scope's allocations live for its brand `'s`, a lifetime the closure must accept
 //!   for *any* value (`for<'s>`), so nothing allocated in it can be returned or stored
 //!   outside. Allocations of an outer scope are not tied to a borrow of the outer handle,
@@ -22,6 +23,7 @@ use core::ops::Deref;
 use crate::alloc_api::prelude::*;
 use crate::arena::Arena;
 use crate::backing::{BackingAllocator, Global};
+use crate::bumping::round_up;
 use crate::checkpoint::ScopeEntry;
 
 /// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
@@ -31,12 +33,12 @@ use crate::checkpoint::ScopeEntry;
 /// an arena, the outer scope for a nested one. Values borrowing anything that outlives
 /// `'env` can be allocated in the scope.
 pub struct Scope<'s, 'env, const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
-    // INVARIANT: `top` and `bottom` obey the arena's bump pointer invariant for the
-    // arena's current chunk (the arena's own `top` may lag behind: it is brought up to
+    // INVARIANT: `ptr` and `end` obey the arena's bump pointer invariant for the
+    // arena's current chunk (the arena's own `ptr` may lag behind: it is brought up to
     // date before anything else looks at the arena). The arena is exclusively this
     // scope's while it lives (it was borrowed mutably to make it).
-    top: core::cell::Cell<*mut u8>,
-    bottom: core::cell::Cell<*mut u8>,
+    ptr: core::cell::Cell<*mut u8>,
+    end: core::cell::Cell<*mut u8>,
     arena: &'s Arena<MIN_ALIGN, A>,
     /// The arena's position when the scope was entered: where its exit returns it.
     entry: ScopeEntry,
@@ -63,7 +65,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Exit<'_, MIN_ALIGN, A
 }
 
 /// Restores the arena to a closure scope's entry position if the closure unwinds. The
-/// arena's `top` then lags behind the scope's (it was last brought up to date by a slow
+/// arena's `ptr` then lags behind the scope's (it was last brought up to date by a slow
 /// path or a nested scope): the memory is all given back the same, but the peak
 /// statistic may miss what the scope allocated since, and with the `poison` feature
 /// those bytes are not filled.
@@ -97,7 +99,7 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
 ) -> R {
     let mut scope = Scope::enter(arena);
     // Only for unwinding: the normal way out is `leave`, below. The guard holds nothing
-    // that changes while `f` runs, so the scope's `top` can live in a register with no
+    // that changes while `f` runs, so the scope's `ptr` can live in a register with no
     // copy kept on the stack for a landing pad.
     let unwind = Unwind { arena, entry: scope.entry };
     let result = f(&mut scope);
@@ -159,8 +161,8 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
         // First: it may make a spare chunk current.
         let entry = arena.scope_entry();
         Scope {
-            top: core::cell::Cell::new(entry.top),
-            bottom: core::cell::Cell::new(arena.bottom.get()),
+            ptr: core::cell::Cell::new(entry.ptr),
+            end: core::cell::Cell::new(arena.end.get()),
             arena,
             entry,
             _brand: PhantomData,
@@ -171,14 +173,14 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
     /// Brings the arena's bump pointer up to date with this handle's.
     #[inline(always)]
     fn sync_to_arena(&self) {
-        self.arena.top.set(self.top.get());
+        self.arena.ptr.set(self.ptr.get());
     }
 
     /// Takes the arena's bump pointers after it moved them.
     #[inline(always)]
     fn sync_from_arena(&self) {
-        self.top.set(self.arena.top.get());
-        self.bottom.set(self.arena.bottom.get());
+        self.ptr.set(self.arena.ptr.get());
+        self.end.set(self.arena.end.get());
     }
 
     /// Runs `f` in a nested scope: what it allocates is freed when it returns, while
@@ -247,52 +249,56 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
     crate::alloc_api::alloc_api!('s);
 }
 
-// SAFETY: the handle's `top` and `bottom` are the arena's bump pointers while the scope
+// SAFETY: the handle's `ptr` and `end` are the arena's bump pointers while the scope
 // runs (the arena is the scope's alone; `sync_to_arena` / `sync_from_arena` hand them
-// over around every call into it), so the arena's invariant is the trait's (down).
+// over around every call into it), so the arena's invariant is the trait's (up).
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_, MIN_ALIGN, A> {
     const MIN_ALIGN: usize = MIN_ALIGN;
-    const UP: bool = false;
+    const UP: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
-        (self.top.get(), self.bottom.get().addr())
+        (self.ptr.get(), self.end.get().addr())
     }
 
-    /// The end of the current chunk: the arena's, since every chunk switch goes
-    /// through it.
+    /// The start of the current chunk's usable part: the arena's, since every chunk
+    /// switch goes through it.
     #[inline(always)]
     fn far_end(&self) -> usize {
-        self.arena.current_end.get().addr()
+        self.arena.start.get().addr()
     }
 
     #[inline(always)]
-    unsafe fn set_cursor(&self, new_top: *mut u8) {
-        debug_assert!(self.limit() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0);
+    unsafe fn set_cursor(&self, new_ptr: *mut u8) {
+        debug_assert!(
+            self.far_end() <= new_ptr.addr() && new_ptr.addr() <= self.limit() && new_ptr.addr() % MIN_ALIGN == 0
+        );
         #[cfg(bumpdown_asan)]
         // SAFETY: both pointers lie in the arena's current chunk (the caller).
         unsafe {
-            crate::asan::top_moved(self.top.get(), new_top)
+            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
         };
-        self.top.set(new_top)
+        self.ptr.set(new_ptr)
     }
 
-    /// Inlined: the call out of line is `scope_slow`, which takes the handle's `top` by
+    /// Inlined: the call out of line is `scope_slow`, which takes the handle's `ptr` by
     /// value, so that the handle's own address never escapes.
     #[inline(always)]
     fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let result = scope_slow(self.arena, self.top.get(), size, align);
+        let result = scope_slow(self.arena, self.ptr.get(), size, align);
         // The arena holds the moved pointers (and the error); reading them from there
         // keeps this handle's own address out of the call.
         self.sync_from_arena();
         let p = result.ok_or_else(|| self.arena.last_error.get())?;
-        if Arena::<MIN_ALIGN, A>::lands_at_top(size, align) {
-            // Folds for a constant layout. The block is the new `top`: returning the
-            // handle's `top` instead of `p` makes the block and the bump pointer one
-            // value after either path, so the caller's loop needs no register copy.
-            debug_assert_eq!(p.as_ptr(), self.top.get());
-            // SAFETY: `top` is at least MIN_BOTTOM, so not null.
-            return Ok(unsafe { NonNull::new_unchecked(self.top.get()) });
+        if Arena::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
+            // Folds for a constant layout. The block ends at the new `ptr`: deriving it
+            // from the handle's `ptr` instead of returning `p` makes the block a constant
+            // offset from the bump pointer after either path, so the caller's loop
+            // needs no register copy.
+            let block = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
+            debug_assert_eq!(p.as_ptr(), block);
+            // SAFETY: the block's address, which is not null.
+            return Ok(unsafe { NonNull::new_unchecked(block) });
         }
         Ok(p)
     }
@@ -317,11 +323,11 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
 #[inline(never)]
 fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     arena: &Arena<MIN_ALIGN, A>,
-    top: *mut u8,
+    ptr: *mut u8,
     size: usize,
     align: usize,
 ) -> Option<NonNull<u8>> {
-    arena.top.set(top);
+    arena.ptr.set(ptr);
     // An `Option` comes back in one register; a `Result` would go through memory and
     // cost the caller's fast path a stack frame.
     arena.alloc_slow(size, align).map_err(|err| arena.last_error.set(err)).ok()
@@ -339,8 +345,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
     fn leave(self) {
         let arena = self.arena;
         if !crate::poison::ACTIVE && arena.epoch.get() == self.entry.epoch {
-            arena.mark_low_at(self.top.get().addr());
-            arena.top.set(self.entry.top);
+            arena.mark_high_at(self.ptr.get().addr());
+            arena.ptr.set(self.entry.ptr);
         } else {
             self.sync_to_arena();
             // SAFETY: the closure has returned, so none of the scope's allocations is in

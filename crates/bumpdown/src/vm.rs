@@ -506,7 +506,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 
     /// Saves the arena's position; see [`Arena::checkpoint`](crate::Arena::checkpoint).
     pub fn checkpoint(&self) -> Checkpoint {
-        let raw = RawCheckpoint { chunk: None, top: self.top.get(), serial: 0 };
+        let raw = RawCheckpoint { chunk: None, ptr: self.top.get(), serial: 0 };
         self.ledger.checkpoint(raw)
     }
 
@@ -540,7 +540,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
     /// # Safety
     /// No allocation made after the checkpoint is in use.
     unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
-        let target = checkpoint.raw.top;
+        let target = checkpoint.raw.ptr;
         self.ledger.rewind_to(&checkpoint, after)?;
         // The ledger proved it is ours and not stale, so `base <= target`. A pointer
         // below the reservation must never become `top`: check anyway.

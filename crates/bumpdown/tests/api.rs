@@ -136,21 +136,24 @@ fn min_align_keeps_the_bump_pointer_aligned() {
     let b = arena.alloc(2u8) as *mut u8 as usize;
     assert_eq!(a % 8, 0);
     assert_eq!(b % 8, 0);
-    assert_eq!(a - b, 8, "sizes round up to MIN_ALIGN");
+    assert_eq!(b - a, 8, "sizes round up to MIN_ALIGN");
     let s = arena.alloc_str("abc").as_ptr() as usize;
     assert_eq!(s % 8, 0);
     arena.check_invariants();
 }
 
 #[test]
-fn downward_bumping_is_dense() {
+fn upward_bumping_is_dense() {
     let arena = Arena::with_capacity(1024);
     let a = arena.alloc(1u32) as *mut u32 as usize;
     let b = arena.alloc(2u32) as *mut u32 as usize;
     let c = arena.alloc(3u8) as *mut u8 as usize;
-    assert_eq!(a - b, 4);
-    assert_eq!(b - c, 1);
-    assert_eq!(arena.stats().used, 9);
+    let d = arena.alloc(4u16) as *mut u16 as usize;
+    assert_eq!(b - a, 4);
+    assert_eq!(c - b, 4);
+    // One byte of padding aligns the u16.
+    assert_eq!(d - c, 2);
+    assert_eq!(arena.stats().used, 12);
     assert_eq!(arena.stats().chunks, 1);
 }
 

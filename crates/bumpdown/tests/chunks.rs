@@ -301,7 +301,7 @@ fn with_capacity_sizes_the_first_chunk() {
 }
 
 #[test]
-fn iter_allocated_chunks_yields_every_allocated_byte_newest_first() {
+fn iter_allocated_chunks_yields_every_allocated_byte_newest_chunk_first() {
     let backing = TestAlloc::default();
     let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(4096);
     // Several regular chunks, and one out-of-band block (larger than any regular chunk).
@@ -319,9 +319,9 @@ fn iter_allocated_chunks_yields_every_allocated_byte_newest_first() {
     assert!(chunks.len() > 3, "{} chunks", chunks.len());
     // The out-of-band block comes last, whole.
     assert_eq!(chunks.last().unwrap(), &vec![200u8; 5000]);
-    // The regular chunks, newest first, each newest allocation first: reversed, they
-    // are the allocations in order.
-    let regular: Vec<u8> = chunks[..chunks.len() - 1].iter().flatten().rev().copied().collect();
+    // The regular chunks, newest first, each oldest allocation first: in reverse chunk
+    // order, they are the allocations in order.
+    let regular: Vec<u8> = chunks[..chunks.len() - 1].iter().rev().flatten().copied().collect();
     let expected: Vec<u8> = written.iter().flat_map(|&i| std::iter::repeat_n(i, 100)).collect();
     assert_eq!(regular, expected);
     let total: usize = chunks.iter().map(Vec::len).sum();

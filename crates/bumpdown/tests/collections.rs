@@ -155,16 +155,16 @@ fn the_newest_buffer_grows_without_waste() {
     let arena = Arena::with_capacity(64 * 1024);
     let mut v: Vec<u64> = Vec::new_in(&arena);
     let mut caps = std::vec::Vec::new();
-    let mut end = None;
+    let mut start = None;
     for i in 0..1000u64 {
         v.push(i);
         if caps.last() != Some(&v.capacity()) {
             caps.push(v.capacity());
             // The only allocation: the arena holds exactly the buffer.
             assert_eq!(arena.stats().used, v.capacity() * 8, "capacity {}", v.capacity());
-            // Grown in place: the block still ends where the first one did.
-            let this_end = v.as_ptr() as usize + v.capacity() * 8;
-            assert_eq!(*end.get_or_insert(this_end), this_end);
+            // Grown in place: the block still starts where the first one did.
+            let this_start = v.as_ptr() as usize;
+            assert_eq!(*start.get_or_insert(this_start), this_start);
         }
     }
     assert_eq!(caps, [4, 8, 16, 32, 64, 128, 256, 512, 1024]);

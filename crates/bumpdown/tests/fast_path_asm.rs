@@ -107,15 +107,18 @@ fn count(asm: &str, symbol: &str, arena_reg: &str) -> Count {
 #[cfg_attr(miri, ignore = "builds and disassembles a release binary")]
 fn fast_paths_are_short_straight_lines() {
     let Some(asm) = disassembly() else { return };
-    // The bar: one conditional branch and at most 8 instructions including `ret`.
-    // Values wider than a register take extra moves to store: a `u128` one more, the
-    // 24-byte struct three more (it is copied in from memory).
-    for (probe, extra_moves) in
-        [("u8", 0), ("u16", 0), ("u32", 0), ("u64", 0), ("u128", 1), ("struct24", 3), ("u32_min8", 0)]
+    // The bar: one conditional branch and at most 8 instructions including `ret`
+    // (load, add, and, compare, branch, store the value, store the pointer, ret), plus one
+    // when the block is not the old pointer (a type aligned more than MIN_ALIGN): the
+    // `lea` that returns it, `size` below the new pointer. It comes after the branch, off
+    // the chain from one bump to the next, and an inlined caller folds it into the
+    // store's address. Values wider than a register take extra moves to store: a `u128`
+    // one more, the 24-byte struct three more (it is copied in from memory).
+    for (probe, extra) in [("u8", 0), ("u16", 1), ("u32", 1), ("u64", 1), ("u128", 2), ("struct24", 4), ("u32_min8", 0)]
     {
         let c = count(&asm, &format!("bumpdown_probe_alloc_{probe}"), "rdi");
         assert_eq!(c.branches, 1, "alloc::<{probe}>: {} conditional branches", c.branches);
-        let limit = 8 + extra_moves;
+        let limit = 8 + extra;
         assert!(c.instructions <= limit, "alloc::<{probe}>: {} instructions", c.instructions);
         assert_eq!(c.top_loads, 1, "alloc::<{probe}> loads top {} times", c.top_loads);
     }
@@ -186,8 +189,10 @@ fn scope_entry_and_exit_are_short() {
     // One round: enter a scope, four `alloc(u64)` through it, leave (the bench's enter /
     // exit kernel). The difference of two runs leaves out the setup. stumpalo's
     // `with_scope` takes 40 instructions for the same round and bump-scope's `scoped` 47;
-    // before the entry shrank to two words these took 66 (closure) and 64 (guard).
-    for (kind, limit) in [("scope", 36), ("guard", 43)] {
+    // before the entry shrank to two words these took 66 (closure) and 64 (guard), and
+    // 36 and 43 while the arena bumped down (each upward `alloc` returns its block with
+    // one more instruction, see above).
+    for (kind, limit) in [("scope", 40), ("guard", 47)] {
         let symbol = format!("bumpdown_probe_{kind}_enter_exit");
         let Some(short) = callgrind_count(&binary, &symbol, &["enter-exit", kind, "1000"]) else {
             eprintln!("SKIPPED: valgrind is not available, scope entry and exit not counted");

@@ -76,8 +76,8 @@ static void test_create_destroy(void)
     s = stats_of(a);
     CHECK(s.used == 0 && s.capacity == 0 && s.chunks == 0 && s.held == 0 && s.peak_used == 0);
     /* A new arena points at the sentinel: no room, so the first allocation is slow. */
-    CHECK(a->top == a->bottom);
-    CHECK((uintptr_t)a->bottom >= BD_MIN_BOTTOM && (uintptr_t)a->bottom % BD_CHUNK_ALIGN == 0);
+    CHECK(a->ptr == a->end);
+    CHECK((uintptr_t)a->end >= BD_MIN_BOTTOM && (uintptr_t)a->end % BD_CHUNK_ALIGN == 0);
     bd_arena_destroy(a);
     bd_arena_destroy(NULL); /* ignored */
 
@@ -91,7 +91,7 @@ static void test_create_destroy(void)
     CHECK(a != NULL);
     s = stats_of(a);
     CHECK(s.chunks == 1 && s.capacity >= 10000 && s.used == 0);
-    CHECK((size_t)(a->top - a->bottom) >= 10000);
+    CHECK((size_t)(a->end - a->ptr) >= 10000);
     bd_arena_destroy(a);
 
     /* An initial capacity no chunk can have, or past the limit. */
@@ -139,9 +139,9 @@ static void test_alloc_shapes(void)
     }
     /* Size zero: a non-NULL pointer that takes no room. */
     {
-        unsigned char *before = a->top;
+        unsigned char *before = a->ptr;
         void *z = bd_alloc(a, 0, 1);
-        CHECK(z != NULL && a->top == before);
+        CHECK(z != NULL && a->ptr == before);
         z = bd_alloc(a, runtime(0), runtime(16));
         CHECK(z != NULL && aligned(z, 16));
     }
@@ -163,10 +163,10 @@ static void test_alloc_bad_input(void)
 {
     bd_arena *a = bd_arena_create();
     uint64_t *kept = bd_alloc(a, sizeof *kept, 8);
-    unsigned char *top;
+    unsigned char *ptr;
     CHECK(kept != NULL);
     *kept = 0x1234;
-    top = a->top;
+    ptr = a->ptr;
 
     /* NULL arena, through every allocating function. */
     CHECK_FAILS(bd_alloc(NULL, 8, 8), EINVAL);
@@ -206,7 +206,7 @@ static void test_alloc_bad_input(void)
     CHECK_FAILS(bd_calloc(a, (size_t)1 << 40, (size_t)1 << 40, 8), EINVAL);
 
     /* Nothing moved, nothing lost. */
-    CHECK(a->top == top);
+    CHECK(a->ptr == ptr);
     CHECK(*kept == 0x1234);
     CHECK(bd_alloc(a, 8, 8) != NULL);
     bd_arena_destroy(a);

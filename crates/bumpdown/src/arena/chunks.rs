@@ -12,14 +12,15 @@ use super::Arena;
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// The bytes in use in each chunk: the chunk being filled first, then the chunks
     /// filled before it (newest first), then the chunks of out-of-band allocations. In a
-    /// chunk the newest allocation comes first (the arena fills downwards). The bytes
-    /// include alignment padding, so they are `MaybeUninit`. `&mut self`: no allocation
-    /// is borrowed while the slices are.
+    /// chunk the oldest allocation comes first (the arena fills upwards; bumpalo, which
+    /// fills downwards, yields the newest first). The bytes include alignment padding, so
+    /// they are `MaybeUninit`. `&mut self`: no allocation is borrowed while the slices
+    /// are.
     ///
     /// ```
     /// let mut arena = bumpdown::Arena::new();
-    /// arena.alloc_str("world");
     /// arena.alloc_str("hello ");
+    /// arena.alloc_str("world");
     /// let bytes: Vec<u8> = arena
     ///     .iter_allocated_chunks()
     ///     .flatten()
@@ -44,7 +45,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 
     fn walk(&self) -> Walk {
-        Walk { regular: self.current.get(), top: Some(self.top.get().addr()), big: self.big.get() }
+        Walk { regular: self.current.get(), ptr: Some(self.ptr.get().addr()), big: self.big.get() }
     }
 }
 
@@ -53,7 +54,7 @@ struct Walk {
     /// The next regular chunk to yield (along `prev` from the current one).
     regular: Option<Chunk>,
     /// The bump pointer of the current chunk, until that chunk is yielded.
-    top: Option<usize>,
+    ptr: Option<usize>,
     /// The next out-of-band chunk to yield.
     big: Option<Chunk>,
 }
@@ -61,16 +62,18 @@ struct Walk {
 impl Walk {
     /// The next chunk's used bytes: a pointer with the chunk's provenance, and a length.
     fn next(&mut self) -> Option<(*mut u8, usize)> {
-        let (chunk, low) = if let Some(chunk) = self.regular {
+        let (chunk, low, high) = if let Some(chunk) = self.regular {
             self.regular = chunk.prev();
-            // The current chunk's own bump pointer; the others saved theirs.
-            (chunk, self.top.take().unwrap_or_else(|| chunk.saved_top()))
+            // Filled upwards from the bottom: up to the current chunk's own bump
+            // pointer; the others saved theirs.
+            (chunk, chunk.bottom_addr(), self.ptr.take().unwrap_or_else(|| chunk.saved_ptr()))
         } else {
+            // One allocation, from its start to the chunk's end.
             let chunk = self.big?;
             self.big = chunk.prev();
-            (chunk, chunk.saved_top())
+            (chunk, chunk.saved_ptr(), chunk.end_addr())
         };
-        Some((chunk.ptr_at(low), chunk.end_addr() - low))
+        Some((chunk.ptr_at(low), high - low))
     }
 }
 

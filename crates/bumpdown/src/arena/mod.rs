@@ -14,7 +14,7 @@ use core::ptr::{self, NonNull};
 
 use crate::alloc_api::prelude::*;
 use crate::backing::{BackingAllocator, Global};
-use crate::bumping::{bump_checked, round_up, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::bumping::{bump_checked, bump_up, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
 use crate::chunk::{chunk_size_for, Chunk, HEADER_SIZE};
 use crate::engine::Cursor;
@@ -38,18 +38,19 @@ const MALLOC_SLACK: usize = 16;
 /// chunk of its own.
 const BIG_DIVISOR: usize = 8;
 
-/// A growable bump arena that allocates downwards.
+/// A growable bump arena that allocates upwards.
 ///
-/// Allocation moves a pointer down through the current chunk; when the chunk is full,
+/// Allocation moves a pointer up through the current chunk; when the chunk is full,
 /// the arena takes a bigger one from its backing allocator `A` (by default the global
 /// allocator). Freeing is all at once: [`reset`](Arena::reset) or dropping the arena.
 ///
 /// * `MIN_ALIGN` (1, 2, 4, 8 or 16; default 1) is an alignment the bump pointer always
 ///   keeps. Allocations of types aligned to at most `MIN_ALIGN` skip the alignment step,
 ///   at the price of rounding every size up to a multiple of `MIN_ALIGN`.
-/// * The current chunk's `top` and `bottom` pointers live in the `Arena` itself, so an
-///   allocation is a load, a subtraction, a comparison and a store, with no chunk header
-///   in between.
+/// * The current chunk's bump pointer and end live in the `Arena` itself, so an
+///   allocation is a load, an addition, a comparison and a store, with no chunk header
+///   in between. Blocks follow each other upwards in memory, in the direction `memcpy`
+///   writes, and the newest block grows in place (`Vec::push`, `String` appends).
 ///
 /// # Values are never dropped
 ///
@@ -72,34 +73,37 @@ const BIG_DIVISOR: usize = 8;
 #[repr(C, align(64))]
 pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // INVARIANT (the bump pointers; everything the fast path relies on):
-    // * `MIN_BOTTOM <= bottom <= top`, `bottom % CHUNK_ALIGN == 0`, `top % MIN_ALIGN == 0`;
-    // * with a current chunk, `bottom..top` is its free part: `bottom` is its
-    //   `bottom_addr()`, `top <= end_addr()`, both pointers carry its provenance, and
-    //   `top..end` holds the allocations made in it;
-    // * without one (a new or emptied arena), `top == bottom ==` the address of the
-    //   static `EMPTY` sentinel: a chunk of no bytes. Every non-empty request fails on
-    //   it, so the fast path needs no "has a chunk yet?" branch, and `new` is a `const fn`.
-    // `top` and `bottom` are the first two fields (`repr(C)`), so one base register
-    // reaches both; the C header relies on this order.
-    pub(crate) top: Cell<*mut u8>,
-    pub(crate) bottom: Cell<*mut u8>,
+    // * `MIN_BOTTOM <= ptr <= end <= MAX_END`, `end % CHUNK_ALIGN == 0`,
+    //   `ptr % MIN_ALIGN == 0`;
+    // * with a current chunk, `ptr..end` is its free part: `end` is its `end_addr()`,
+    //   `ptr >= start` (its `bottom_addr()`, kept in `start`), both pointers carry its
+    //   provenance, and `start..ptr` holds the allocations made in it, oldest first;
+    // * without one (a new or emptied arena), `ptr == end == start ==` the address of
+    //   the static `EMPTY` sentinel: a chunk of no bytes. Every non-empty request fails
+    //   on it, so the fast path needs no "has a chunk yet?" branch, and `new` is a
+    //   `const fn`.
+    // `ptr` and `end` are the first two fields (`repr(C)`), so one base register reaches
+    // both; the C header relies on this order.
+    pub(crate) ptr: Cell<*mut u8>,
+    pub(crate) end: Cell<*mut u8>,
 
-    // The fields `reset` and scope exits touch come next: with `top` and `bottom` they
-    // fill the first cache line (the struct is aligned to 64), so resetting many arenas
+    // The fields `reset` and scope exits touch come next: with `ptr` and `end` they fill
+    // the first cache line (the struct is aligned to 64), so resetting many arenas
     // touches one line each.
-    /// `current`'s end, or the `EMPTY` sentinel without a current chunk: a copy kept
-    /// here so that `reset` and `deallocate` need not read the chunk header.
-    pub(crate) current_end: Cell<*mut u8>,
-    /// The lowest `top` seen when giving memory back in the current chunk since the last
-    /// fold (`usize::MAX`: none). Scope exits and rewinds only lower this mark; the peak
-    /// is computed from it when chunks or out-of-band blocks change, or on `stats`.
-    pub(crate) low_top: Cell<usize>,
+    /// Where `current`'s usable part starts (its `bottom_addr()`), or the `EMPTY`
+    /// sentinel without a current chunk: a copy kept here so that `reset` and the
+    /// byte accounting need not read the chunk header.
+    pub(crate) start: Cell<*mut u8>,
+    /// The highest `ptr` seen before giving memory back in the current chunk since the
+    /// last fold (0: none). Scope exits and rewinds only raise this mark; the peak is
+    /// computed from it when chunks or out-of-band blocks change, or on `stats`.
+    pub(crate) high_ptr: Cell<usize>,
     /// Most bytes in use at once since the arena was made, as of the last fold (see
     /// `update_peak`).
     pub(crate) peak_used: Cell<usize>,
-    /// Counts the changes a rewind cannot undo by just moving `top`: chunk switches,
+    /// Counts the changes a rewind cannot undo by just moving `ptr`: chunk switches,
     /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
-    /// checkpoint whose `epoch` still matches is restored by setting `top` alone.
+    /// checkpoint whose `epoch` still matches is restored by setting `ptr` alone.
     /// It is also the arena's clock: it never decreases (a `u64` bumped once per slow
     /// event cannot wrap), and each out-of-band chunk and checkpoint takes the value it
     /// moved to as its serial, so a saved epoch tells which came after it.
@@ -108,14 +112,14 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) current: Cell<Option<Chunk>>,
     /// Whether `epoch` moved since the last `reset_with_limit`. While it is `false` the
     /// arena has used only its current chunk since then, holds nothing out of band, and
-    /// has handed out no checkpoint, so `reset` only has to move `top` (its fast path).
+    /// has handed out no checkpoint, so `reset` only has to move `ptr` (its fast path).
     pub(crate) dirty: Cell<bool>,
 
     // Second cache line: bookkeeping of the slow paths (scope entries and exits read only
     // the first).
     /// Checkpoint bookkeeping (see `checkpoint.rs`).
     pub(crate) ledger: Ledger,
-    /// Bytes above `saved_top` in the chunks before `current` (allocations + padding).
+    /// Bytes below `saved_ptr` in the chunks before `current` (allocations + padding).
     pub(crate) retired_used: Cell<usize>,
     /// Bytes of the out-of-band allocations.
     pub(crate) big_used: Cell<usize>,
@@ -124,13 +128,14 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // * the chunk list, from `first` along `next` (and back along `prev`): every regular
     //   chunk, in the order they are filled. `current` (above) is in it, and is `None`
     //   only when the list is empty. The chunks before `current` were filled since the
-    //   last reset (their `saved_top` and `used_before` valid, their serials increasing
+    //   last reset (their `saved_ptr` and `used_before` valid, their serials increasing
     //   towards `current`); the chunks after it are spares, empty, in the order they will
     //   be used. A reset or a rewind therefore only moves `current` back along the list,
     //   whatever the number of chunks. And a scope's entry needs no "take a spare first?"
     //   check: an arena with no current chunk has no chunk at all.
     // * `big`: out-of-band chunks, newest first along `prev`, each holding one allocation
-    //   at its `saved_top`.
+    //   at its `saved_ptr`, placed at the chunk's high end (the bytes from it to the
+    //   chunk's end are what it uses).
     pub(crate) first: Cell<Option<Chunk>>,
     pub(crate) big: Cell<Option<Chunk>>,
     /// Bytes held from the backing allocator, all lists, headers included.
@@ -159,28 +164,28 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     crate::alloc_api::alloc_api!('_);
 }
 
-// SAFETY: the bump pointer invariant on the struct's fields is the trait's (down):
-// `bottom..top` is the free part of the current chunk (or the empty sentinel), `top..end`
+// SAFETY: the bump pointer invariant on the struct's fields is the trait's (up):
+// `ptr..end` is the free part of the current chunk (or the empty sentinel), `start..ptr`
 // its allocations; `alloc_slow` only ever installs chunks that keep the invariant.
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_ALIGN, A> {
     const MIN_ALIGN: usize = MIN_ALIGN;
-    const UP: bool = false;
+    const UP: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
-        (self.top.get(), self.bottom.get().addr())
+        (self.ptr.get(), self.end.get().addr())
     }
 
-    /// The end of the current chunk (the sentinel's address without one).
+    /// The start of the current chunk's usable part (the sentinel's address without one).
     #[inline(always)]
     fn far_end(&self) -> usize {
-        self.current_end.get().addr()
+        self.start.get().addr()
     }
 
     #[inline(always)]
     unsafe fn set_cursor(&self, p: *mut u8) {
         // SAFETY: the same contract.
-        unsafe { self.set_top(p) }
+        unsafe { self.set_ptr(p) }
     }
 
     /// The current chunk has no room: finds room in a spare chunk, a new chunk, or an
@@ -197,7 +202,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         }
         let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
         if need > self.max_class.get() / BIG_DIVISOR {
-            debug_assert!(!Self::lands_at_top(size, align));
+            debug_assert!(!Self::lands_below_ptr(size, align));
             return self.alloc_big(size, align, need);
         }
         let chunk = match self.take_spare(size, align) {
@@ -213,12 +218,12 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
     }
 
-    /// Notes the low point for the peak before the pointer moves back up.
+    /// Notes the high point for the peak before the pointer moves back down.
     unsafe fn release_to(&self, p: *mut u8) {
-        self.mark_low();
-        // SAFETY: forwarded: `p` lies between `top` and the chunk's end, derived from
-        // `top`, a multiple of MIN_ALIGN; the bytes below it are free again.
-        unsafe { self.set_top(p) }
+        self.mark_high();
+        // SAFETY: forwarded: `p` lies between the chunk's start and `ptr`, derived from
+        // `ptr`, a multiple of MIN_ALIGN; the bytes above it are free again.
+        unsafe { self.set_ptr(p) }
     }
 
     /// If `ptr` is the allocation of one of the two newest out-of-band chunks, frees
@@ -228,13 +233,13 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         let mut cursor = self.big.get();
         for _ in 0..2 {
             let Some(chunk) = cursor else { return false };
-            if chunk.saved_top() == ptr.as_ptr().addr() {
+            if chunk.saved_ptr() == ptr.as_ptr().addr() {
                 self.update_peak();
                 match prev {
                     None => self.big.set(chunk.prev()),
                     Some(p) => p.set_prev(chunk.prev()),
                 }
-                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_ptr()));
                 self.bump_epoch();
                 self.held.set(self.held.get() - chunk.size());
                 // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
@@ -348,12 +353,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let () = Self::VALID_MIN_ALIGN;
         let empty = empty_chunk();
         Arena {
-            top: Cell::new(empty),
-            bottom: Cell::new(empty),
+            ptr: Cell::new(empty),
+            end: Cell::new(empty),
             current: Cell::new(None),
             first: Cell::new(None),
             big: Cell::new(None),
-            current_end: Cell::new(empty),
+            start: Cell::new(empty),
             held: Cell::new(0),
             limit: Cell::new(usize::MAX),
             next_class: Cell::new(FIRST_CHUNK_CLASS),
@@ -361,7 +366,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             retired_used: Cell::new(0),
             big_used: Cell::new(0),
             peak_used: Cell::new(0),
-            low_top: Cell::new(usize::MAX),
+            high_ptr: Cell::new(0),
             epoch: Cell::new(0),
             dirty: Cell::new(false),
             last_error: Cell::new(AllocError::OUT_OF_MEMORY),
@@ -431,55 +436,57 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// The current bump pointer.
     #[inline(always)]
-    pub(crate) fn top(&self) -> *mut u8 {
-        self.top.get()
-    }
-
-    /// The lowest address the bump pointer may reach in the current chunk.
-    #[inline(always)]
-    pub(crate) fn bottom_addr(&self) -> usize {
-        self.bottom.get().addr()
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.ptr.get()
     }
 
     /// Moves the bump pointer.
     ///
     /// # Safety
-    /// `new_top` lies in `bottom..=top` of the current chunk, is derived from `top`, and
-    /// is a multiple of `MIN_ALIGN`; the bytes `new_top..top` are not otherwise in use.
+    /// `new_ptr` lies in `start..=end` of the current chunk, is derived from `ptr`, and
+    /// is a multiple of `MIN_ALIGN`; the bytes between it and `ptr` are not otherwise in
+    /// use.
     #[inline(always)]
-    pub(crate) unsafe fn set_top(&self, new_top: *mut u8) {
+    pub(crate) unsafe fn set_ptr(&self, new_ptr: *mut u8) {
         debug_assert!(
-            self.bottom_addr() <= new_top.addr() && new_top.addr() % MIN_ALIGN == 0,
-            "bump pointer {new_top:p} below bottom {:p} or misaligned",
-            self.bottom.get()
+            self.start.get().addr() <= new_ptr.addr()
+                && new_ptr.addr() <= self.end.get().addr()
+                && new_ptr.addr() % MIN_ALIGN == 0,
+            "bump pointer {new_ptr:p} outside {:p}..{:p} or misaligned",
+            self.start.get(),
+            self.end.get()
         );
         #[cfg(bumpdown_asan)]
         // SAFETY: both pointers lie in the current chunk (the caller).
         unsafe {
-            crate::asan::top_moved(self.top.get(), new_top)
+            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
         };
-        self.top.set(new_top)
+        self.ptr.set(new_ptr)
     }
 
-    /// Whether `alloc_slow` places every block of this size and alignment at the bump
-    /// pointer it leaves (so the block is the new `top`): true for requests that can never
+    /// Whether `alloc_slow` places every block of this size and alignment in a regular
+    /// chunk, ending at the bump pointer it leaves (so the block starts
+    /// `round_up(size, MIN_ALIGN)` below the new `ptr`): true for requests that can never
     /// go out of band, whose chunk needs at most the first chunk's size over
     /// `BIG_DIVISOR` (the cap on chunk sizes is never below the first chunk's). Folds to a
     /// constant for constant arguments.
     #[inline(always)]
-    pub(crate) fn lands_at_top(size: usize, align: usize) -> bool {
+    pub(crate) fn lands_below_ptr(size: usize, align: usize) -> bool {
         chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
     }
 
+    /// Takes `size` bytes aligned to `align` from the current chunk, every step checked.
     fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
-        let top = self.top.get();
-        let new_top = bump_checked(top.addr(), self.bottom_addr(), size, align, MIN_ALIGN)?;
+        let ptr = self.ptr.get();
         // The empty sentinel has room for nothing but zero bytes.
-        let new_top = top.with_addr(new_top);
-        // SAFETY: `bump_checked` keeps `new_top` in `bottom..=top`, derived from `top`, a
-        // multiple of MIN_ALIGN; the bytes below `top` are free.
-        unsafe { self.set_top(new_top) };
-        NonNull::new(new_top)
+        let start = bump_up(ptr.addr(), self.end.get().addr(), size, align, MIN_ALIGN)?;
+        // `bump_up` checked that `round_up(size, MIN_ALIGN)` fits below `end`.
+        let new_ptr = ptr.with_addr(start + round_up(size, MIN_ALIGN));
+        // SAFETY: `new_ptr` lies in `ptr..=end`, derived from `ptr`, a multiple of
+        // MIN_ALIGN; the bytes above `ptr` are free.
+        unsafe { self.set_ptr(new_ptr) };
+        // At least `ptr >= MIN_BOTTOM`: not null.
+        NonNull::new(ptr.with_addr(start))
     }
 
     /// The first spare chunk with room for the request, moved to just after the current
@@ -488,7 +495,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let current = self.current.get()?;
         let mut cursor = current.next();
         while let Some(chunk) = cursor {
-            if bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN).is_some() {
+            if bump_up(chunk.bottom_addr(), chunk.end_addr(), size, align, MIN_ALIGN).is_some() {
                 if current.next() != Some(chunk) {
                     self.unlink(chunk);
                     self.link_after_current(chunk);
@@ -570,22 +577,26 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk.set_serial(self.epoch.get());
         let old = self.current.get();
         if let Some(old) = old {
-            let top = self.top.get().addr();
-            old.set_saved_top(top);
-            self.retired_used.set(self.retired_used.get() + (old.end_addr() - top));
+            let ptr = self.ptr.get().addr();
+            old.set_saved_ptr(ptr);
+            self.retired_used.set(self.retired_used.get() + (ptr - old.bottom_addr()));
         }
         chunk.set_used_before(self.retired_used.get());
-        chunk.set_saved_top(chunk.end_addr());
+        chunk.set_saved_ptr(chunk.bottom_addr());
         #[cfg(bumpdown_asan)]
         // SAFETY: the chunk is empty: its usable part is free.
         unsafe {
             crate::asan::poison(chunk.ptr_at(chunk.bottom_addr()), chunk.end_addr() - chunk.bottom_addr())
         };
         self.current.set(Some(chunk));
-        self.current_end.set(chunk.ptr_at(chunk.end_addr()));
-        // `end` and `bottom` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN.
-        self.top.set(chunk.ptr_at(chunk.end_addr()));
-        self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
+        // `bottom_addr` and `end_addr` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN;
+        // `end_addr <= isize::MAX` (a `Layout`'s size). The pointers carry the chunk's
+        // provenance.
+        let start = chunk.ptr_at(chunk.bottom_addr());
+        self.start.set(start);
+        self.ptr.set(start);
+        self.end.set(chunk.ptr_at(chunk.end_addr()));
+        debug_assert!(chunk.end_addr() <= MAX_END);
     }
 
     /// Gives a request too big for regular chunks a chunk of its own.
@@ -599,7 +610,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             unsafe { chunk.free(&self.alloc) };
             return Err(AllocError::OUT_OF_MEMORY);
         };
-        chunk.set_saved_top(addr);
+        chunk.set_saved_ptr(addr);
         chunk.set_prev(self.big.get());
         self.big.set(Some(chunk));
         // The new epoch stamps the chunk: a position saved before has a lower one.
@@ -633,15 +644,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         if !self.dirty.get() {
             debug_assert!(self.retired_used.get() == 0 && self.big_used.get() == 0 && self.ledger.is_reset());
             // The chunk and the out-of-band blocks stay as they are, so the peak needs no
-            // fold yet: marking the low point is enough (see `update_peak`).
-            self.mark_low();
-            // `current_end` is the current chunk's end (or the sentinel, without one): a
-            // multiple of MIN_ALIGN at or above `bottom`; `&mut self` proves nothing is
-            // borrowed.
-            // SAFETY: `top..end` is the used part of the current chunk (empty for the
+            // fold yet: marking the high point is enough (see `update_peak`).
+            self.mark_high();
+            // `start` is the current chunk's start (or the sentinel, without one): a
+            // multiple of MIN_ALIGN at or below `ptr`.
+            // SAFETY: `start..ptr` is the used part of the current chunk (empty for the
             // sentinel), and `&mut self` proves nothing uses it.
-            unsafe { crate::poison::given_back(self.top.get(), self.current_end.get().addr()) };
-            self.top.set(self.current_end.get());
+            unsafe { crate::poison::given_back(self.start.get(), self.ptr.get().addr()) };
+            self.ptr.set(self.start.get());
             return;
         }
         self.reset_chunks()
@@ -675,9 +685,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.big_used.set(0);
         self.retired_used.set(0);
         let empty = empty_chunk();
-        self.top.set(empty);
-        self.bottom.set(empty);
-        self.current_end.set(empty);
+        self.ptr.set(empty);
+        self.end.set(empty);
+        self.start.set(empty);
         self.current.set(None);
         if retain != usize::MAX {
             self.trim_chunks(retain);
@@ -702,13 +712,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub(crate) unsafe fn restore(&self, cp: RawCheckpoint) {
         if crate::poison::ACTIVE {
             // SAFETY: from the caller, nothing allocated after `cp` is in use.
-            unsafe { self.give_back_since(cp.chunk.map(|c| (c, cp.top))) };
+            unsafe { self.give_back_since(cp.chunk.map(|c| (c, cp.ptr))) };
         }
         if self.epoch.get() == cp.serial {
-            self.mark_low();
+            self.mark_high();
             // Same chunk, same out-of-band chunks, no checkpoint taken since: only the
             // bump pointer moved.
-            self.top.set(cp.top);
+            self.ptr.set(cp.ptr);
             return;
         }
         // SAFETY: forwarded from the caller.
@@ -725,7 +735,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.bump_epoch();
         while let Some(chunk) = self.big.get().filter(|c| c.serial() > cp.serial) {
             self.big.set(chunk.prev());
-            self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_top()));
+            self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_ptr()));
             self.held.set(self.held.get() - chunk.size());
             // SAFETY: unlinked above; its serial says it was made after `cp`, so its
             // allocation is unused (the caller).
@@ -741,21 +751,21 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         match cp.chunk {
             Some(chunk) => {
                 self.current.set(Some(chunk));
-                self.current_end.set(chunk.ptr_at(chunk.end_addr()));
-                self.bottom.set(chunk.ptr_at(chunk.bottom_addr()));
+                self.start.set(chunk.ptr_at(chunk.bottom_addr()));
+                self.end.set(chunk.ptr_at(chunk.end_addr()));
                 // What the chunks before it hold, as when it was made current (they have
                 // not changed since: only the current chunk moves).
                 self.retired_used.set(chunk.used_before());
             }
             None => {
                 self.current.set(None);
-                self.current_end.set(empty_chunk());
-                self.bottom.set(empty_chunk());
+                self.start.set(empty_chunk());
+                self.end.set(empty_chunk());
                 self.retired_used.set(0);
             }
         }
-        // `cp.top` was this chunk's bump pointer then; the allocations below it are gone.
-        self.top.set(cp.top);
+        // `cp.ptr` was this chunk's bump pointer then; the allocations above it are gone.
+        self.ptr.set(cp.ptr);
         if cp.chunk.is_none() {
             // Back to no chunk in use: the first chunk becomes current (the chunk-list
             // invariant). The position is the same, "nothing in regular chunks".
@@ -822,18 +832,20 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[cold]
     unsafe fn give_back_since(&self, to: Option<(Chunk, *mut u8)>) {
         let mut cursor = self.current.get();
-        let mut top = self.top.get();
+        let mut used_end = self.ptr.get().addr();
         while let Some(chunk) = cursor {
             let stop = to.filter(|&(c, _)| c == chunk);
-            let end = stop.map_or(chunk.end_addr(), |(_, t)| t.addr());
-            // SAFETY: `top..end` is the part of this chunk allocated since `to`, unused
-            // (the caller); `top` carries the chunk's provenance.
-            unsafe { crate::poison::given_back(top, end) };
+            let from = stop.map_or(chunk.bottom_addr(), |(_, p)| p.addr());
+            // SAFETY: `from..used_end` is the part of this chunk allocated since `to`,
+            // unused (the caller); the pointer carries the chunk's provenance.
+            unsafe { crate::poison::given_back(chunk.ptr_at(from), used_end) };
             if stop.is_some() {
                 return;
             }
             cursor = chunk.prev();
-            top = cursor.map_or(top, |c| c.ptr_at(c.saved_top()));
+            if let Some(c) = cursor {
+                used_end = c.saved_ptr();
+            }
         }
     }
 
@@ -943,37 +955,37 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.chunk_capacity(), before - 4);
     /// ```
     pub fn chunk_capacity(&self) -> usize {
-        self.top.get().addr() - self.bottom_addr()
+        self.end.get().addr() - self.ptr.get().addr()
     }
 
     /// Bytes in use right now: allocations plus their alignment padding, in regular and
     /// out-of-band chunks.
     fn used(&self) -> usize {
-        self.retired_used.get() + (self.current_end.get().addr() - self.top.get().addr()) + self.big_used.get()
+        self.retired_used.get() + (self.ptr.get().addr() - self.start.get().addr()) + self.big_used.get()
     }
 
     /// Folds the use since the last fold into `peak_used`: between folds, the chunk and
-    /// the out-of-band blocks stay the same, so the most in use was at the lowest `top`.
+    /// the out-of-band blocks stay the same, so the most in use was at the highest `ptr`.
     fn update_peak(&self) {
-        let low = self.top.get().addr().min(self.low_top.get());
-        let most = self.retired_used.get() + (self.current_end.get().addr() - low) + self.big_used.get();
+        let high = self.ptr.get().addr().max(self.high_ptr.get());
+        let most = self.retired_used.get() + (high - self.start.get().addr()) + self.big_used.get();
         self.peak_used.set(self.peak_used.get().max(most));
-        self.low_top.set(usize::MAX);
+        self.high_ptr.set(0);
     }
 
-    /// Notes the current `top` before memory is given back in the current chunk.
+    /// Notes the current `ptr` before memory is given back in the current chunk.
     #[inline(always)]
-    pub(crate) fn mark_low(&self) {
-        self.mark_low_at(self.top.get().addr());
+    pub(crate) fn mark_high(&self) {
+        self.mark_high_at(self.ptr.get().addr());
     }
 
-    /// Notes `top` as a low point of the bump pointer in the current chunk. A store only
-    /// when it is lower: a loop that keeps reaching the same depth (scopes, resets)
-    /// then only compares.
+    /// Notes `ptr` as a high point of the bump pointer in the current chunk. A store
+    /// only when it is higher: a loop that keeps reaching the same depth (scopes,
+    /// resets) then only compares.
     #[inline(always)]
-    pub(crate) fn mark_low_at(&self, top: usize) {
-        if top < self.low_top.get() {
-            self.low_top.set(top);
+    pub(crate) fn mark_high_at(&self, ptr: usize) {
+        if ptr > self.high_ptr.get() {
+            self.high_ptr.set(ptr);
         }
     }
 
@@ -1005,7 +1017,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             match list {
                 List::Big => stats.big_chunks += 1,
                 List::Spare => stats.spare_chunks += 1,
-                List::Used if Some(chunk) != current => stats.wasted += chunk.saved_top() - chunk.bottom_addr(),
+                List::Used if Some(chunk) != current => stats.wasted += chunk.end_addr() - chunk.saved_ptr(),
                 List::Used => {}
             }
         });
@@ -1041,11 +1053,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// arena.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        let top = self.top.get().addr();
-        let bottom = self.bottom_addr();
-        assert!(MIN_BOTTOM <= bottom && bottom <= top, "bottom {bottom:#x} top {top:#x}");
-        assert!(bottom % CHUNK_ALIGN == 0 && top % MIN_ALIGN == 0, "misaligned bottom {bottom:#x} or top {top:#x}");
-        let end = self.current_end.get().addr();
+        let ptr = self.ptr.get().addr();
+        let end = self.end.get().addr();
+        let start = self.start.get().addr();
+        assert!(
+            MIN_BOTTOM <= start && start <= ptr && ptr <= end && end <= MAX_END,
+            "start {start:#x} ptr {ptr:#x} end {end:#x}"
+        );
+        assert!(end % CHUNK_ALIGN == 0 && ptr % MIN_ALIGN == 0, "misaligned end {end:#x} or ptr {ptr:#x}");
         assert_eq!(
             self.current.get().is_some(),
             self.first.get().is_some(),
@@ -1063,12 +1078,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         assert!(seen_current, "the current chunk is not in the chunk list");
         match self.current.get() {
             None => {
-                assert!(top == empty_chunk().addr() && bottom == top && end == top, "empty arena not at the sentinel")
+                assert!(ptr == empty_chunk().addr() && start == ptr && end == ptr, "empty arena not at the sentinel")
             }
             Some(cur) => {
-                assert_eq!(end, cur.end_addr(), "current_end out of sync");
-                assert_eq!(bottom, cur.bottom_addr(), "bottom is not the current chunk's");
-                assert!(top <= cur.end_addr(), "top {top:#x} past chunk end {:#x}", cur.end_addr());
+                assert_eq!(end, cur.end_addr(), "end is not the current chunk's");
+                assert_eq!(start, cur.bottom_addr(), "start is not the current chunk's");
             }
         }
         let mut newer_stamp = self.epoch.get() + 1;
@@ -1085,14 +1099,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 held += chunk.size();
             }
             assert!(chunk.size() % CHUNK_ALIGN == 0 && chunk.base_addr() % CHUNK_ALIGN == 0);
-            let saved = chunk.saved_top();
+            let saved = chunk.saved_ptr();
             if list == List::Used && Some(chunk) != self.current.get() {
                 assert!(
-                    chunk.bottom_addr() <= saved && saved <= chunk.end_addr(),
-                    "saved top {saved:#x} outside chunk"
+                    chunk.bottom_addr() <= saved && saved <= chunk.end_addr() && saved % MIN_ALIGN == 0,
+                    "saved pointer {saved:#x} outside chunk or misaligned"
                 );
                 assert_eq!(chunk.used_before(), used, "used_before out of sync");
-                used += chunk.end_addr() - saved;
+                used += saved - chunk.bottom_addr();
             }
             if Some(chunk) == self.current.get() {
                 assert_eq!(chunk.used_before(), used, "used_before of the current chunk out of sync");
@@ -1118,12 +1132,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let mut found = false;
         let current = self.current.get();
         self.for_each_chunk(|chunk, list| {
-            let low = match list {
+            let (low, high) = match list {
                 List::Spare => return,
-                List::Used if Some(chunk) == current => self.top.get().addr(),
-                List::Used | List::Big => chunk.saved_top(),
+                List::Used if Some(chunk) == current => (chunk.bottom_addr(), self.ptr.get().addr()),
+                List::Used => (chunk.bottom_addr(), chunk.saved_ptr()),
+                List::Big => (chunk.saved_ptr(), chunk.end_addr()),
             };
-            found |= low <= addr && addr.checked_add(len).is_some_and(|end| end <= chunk.end_addr());
+            found |= low <= addr && addr.checked_add(len).is_some_and(|end| end <= high);
         });
         found
     }
@@ -1137,8 +1152,9 @@ enum List {
 }
 
 /// What the bump pointers of an arena without chunks point at: a chunk of no bytes.
-/// Aligned to `MIN_BOTTOM`, so its address is at least `MIN_BOTTOM` (it is not null),
-/// as the bump arithmetic requires of every `bottom`. Never read or written.
+/// Aligned to `MIN_BOTTOM`, so its address is at least `MIN_BOTTOM` (it is not null) and
+/// a multiple of `CHUNK_ALIGN`, as the bump arithmetic requires of every chunk end.
+/// Never read or written.
 #[repr(align(4096))]
 struct Empty;
 const _: () = assert!(core::mem::align_of::<Empty>() == MIN_BOTTOM);
@@ -1184,8 +1200,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> fmt::Debug for Arena<MIN_ALIGN
 const _: () = {
     use core::mem::offset_of;
     type A = Arena<1, Global>;
-    assert!(offset_of!(A, top) == 0 && offset_of!(A, bottom) == core::mem::size_of::<usize>());
+    assert!(offset_of!(A, ptr) == 0 && offset_of!(A, end) == core::mem::size_of::<usize>());
     assert!(core::mem::align_of::<A>() == 64);
     assert!(offset_of!(A, dirty) < 64 && offset_of!(A, current) < 64 && offset_of!(A, epoch) < 64);
-    assert!(offset_of!(A, peak_used) < 64 && offset_of!(A, low_top) < 64 && offset_of!(A, current_end) < 64);
+    assert!(offset_of!(A, peak_used) < 64 && offset_of!(A, high_ptr) < 64 && offset_of!(A, start) < 64);
 };

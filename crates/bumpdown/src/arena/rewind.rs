@@ -78,17 +78,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// and its exit leaves that chunk current.)
     #[inline(always)]
     pub(crate) fn scope_entry(&self) -> ScopeEntry {
-        ScopeEntry { top: self.top(), epoch: self.epoch.get() }
+        ScopeEntry { ptr: self.ptr(), epoch: self.epoch.get() }
     }
 
     /// The position now, stamped with the epoch.
     #[inline(always)]
     pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: self.current.get(), top: self.top(), serial: self.epoch.get() }
+        RawCheckpoint { chunk: self.current.get(), ptr: self.ptr(), serial: self.epoch.get() }
     }
 
     /// Returns to a scope's entry position and marks the checkpoints taken inside the
-    /// scope stale. The usual case (the epoch did not move: only `top` did) is inline;
+    /// scope stale. The usual case (the epoch did not move: only `ptr` did) is inline;
     /// the rest is out of line, with the entry passed in registers.
     ///
     /// # Safety
@@ -96,8 +96,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub(crate) unsafe fn exit_scope(&self, entry: ScopeEntry) {
         if !crate::poison::ACTIVE && self.epoch.get() == entry.epoch {
-            self.mark_low();
-            self.top.set(entry.top);
+            self.mark_high();
+            self.ptr.set(entry.ptr);
         } else {
             // SAFETY: forwarded from the caller.
             unsafe { self.exit_scope_slow(entry) }
@@ -111,30 +111,30 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
         // SAFETY: forwarded from the caller.
-        let (top, epoch) = unsafe { self.exit_scope_outlined(entry) };
+        let (ptr, epoch) = unsafe { self.exit_scope_outlined(entry) };
         // The callee left these values in these fields; storing them again here tells
         // the compiler what they are after either way out of a scope, so that a loop
         // of scopes keeps them in registers instead of reloading them at each entry.
-        self.top.set(top);
+        self.ptr.set(ptr);
         self.epoch.set(epoch);
     }
 
-    /// `exit_scope_slow`'s body; returns the arena's `top` and `epoch` after it.
+    /// `exit_scope_slow`'s body; returns the arena's `ptr` and `epoch` after it.
     ///
     /// # Safety
     /// As for [`restore`](Arena::restore).
     #[cold]
     #[inline(never)]
     unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
-        let ScopeEntry { top, epoch } = entry;
+        let ScopeEntry { ptr, epoch } = entry;
         if self.epoch.get() != epoch {
             // Something beyond the bump pointer changed; checkpoints taken inside the
             // scope (if any) die with it.
             self.ledger.exit(epoch);
         }
-        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), top, serial: epoch };
+        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), ptr, serial: epoch };
         // SAFETY: forwarded from the caller.
         unsafe { self.restore(cp) };
-        (self.top.get(), self.epoch.get())
+        (self.ptr.get(), self.epoch.get())
     }
 }

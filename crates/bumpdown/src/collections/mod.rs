@@ -43,11 +43,12 @@
 //! ```
 //!
 //! # Growth
-//! A buffer that is the arena's newest allocation grows without leaving its old block
-//! behind: the arena bumps downwards, so the grown block takes the free space below the
-//! old one *plus* the old one, and the contents move down into it (one `memmove` of the
-//! old size). A buffer that is not the newest is copied to a fresh block and its old
-//! block stays unused until the arena is reset.
+//! A buffer that is the arena's newest allocation grows in place: the arena bumps
+//! upwards, so the buffer only has to move the bump pointer past its new end, and
+//! nothing is copied. (A `SyncArena`'s handle, which bumps downwards, moves the contents
+//! down into the free space below the old block plus the old block: one `memmove` of the
+//! old size.) A buffer that is not the newest is copied to a fresh block and its old block
+//! stays unused until the arena is reset.
 
 pub mod boxed;
 mod macros;
