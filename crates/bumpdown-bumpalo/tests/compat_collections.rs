@@ -1,7 +1,7 @@
 //! The facade's `Vec`, `String` and `Box` against bumpalo 3.20's documented API for the
 //! methods added for it (dedup, drain_filter, pop_if, splice, extend_from_slices_copy,
 //! from_raw_parts_in, split_off, bump; from_utf16_in, replace_range, `+`; Box's
-//! downcast and Default). Written here from bumpalo's API docs.
+//! downcast and Default) and the `serde` feature. Written here from bumpalo's API docs.
 
 use core::any::Any;
 use std::cell::Cell;
@@ -281,4 +281,17 @@ fn box_downcast_and_default() {
     let empty: Box<str> = Default::default();
     assert_eq!(&*empty, "");
     assert_eq!(bump.allocated_bytes(), before, "empty boxes take no arena memory");
+}
+
+#[test]
+fn serde_serializes_vec_string_and_box() {
+    let bump = Bump::new();
+    let v = vec![in &bump; 1, 2, 3];
+    let s = String::from_str_in("a\"b", &bump);
+    let b = Box::new_in((7, "x"), &bump);
+    assert_eq!(serde_json::to_string(&v).unwrap(), "[1,2,3]");
+    assert_eq!(serde_json::to_string(&s).unwrap(), r#""a\"b""#);
+    assert_eq!(serde_json::to_string(&b).unwrap(), r#"[7,"x"]"#);
+    let nested = vec![in &bump; Box::new_in(String::from_str_in("n", &bump), &bump)];
+    assert_eq!(serde_json::to_string(&nested).unwrap(), r#"["n"]"#);
 }
