@@ -50,12 +50,15 @@
 //   error.rs        `AllocErr`, `AllocOrInitError`
 //   collections.rs  bumpdown's collections, and bumpalo's `CollectIn` / `FromIteratorIn`
 //   api2.rs         allocator-api2 0.2 for `&Bump`
+//   broken.rs       a planted bug for scripts/dependents.sh's self-test (a --cfg only)
 
 #[cfg(feature = "std")]
 extern crate std;
 
 #[cfg(feature = "allocator-api2")]
 mod api2;
+#[cfg(bumpdown_bumpalo_broken)]
+mod broken;
 mod bump;
 #[cfg(feature = "collections")]
 pub mod collections;
