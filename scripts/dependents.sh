@@ -60,7 +60,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-target_root="$(CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-}" "$repo/scripts/target-dir.sh")/dependents"
+target_root="$("$repo/scripts/target-dir.sh")/dependents"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bumpdown-dependents.XXXXXX")
 if [ "$keep" = 1 ]; then
   echo "dependents.sh: sources kept in $work"
