@@ -3,6 +3,7 @@
 //! bumpdown spells differently are written here over its safe API.
 
 use core::alloc::Layout;
+use core::any::TypeId;
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
@@ -354,6 +355,9 @@ impl<const MIN_ALIGN: usize> Bump<MIN_ALIGN> {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_str(&self, src: &str) -> &mut str {
+        // The self-test of scripts/dependents.sh; off in every normal build.
+        #[cfg(bumpdown_bumpalo_broken)]
+        let src = crate::broken::off_by_one(src);
         self.arena.alloc_str(src)
     }
 
@@ -691,5 +695,12 @@ unsafe impl<const MIN_ALIGN: usize> bumpdown::collections::ArenaAllocator for Bu
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout) {
         // SAFETY: as in `grow`.
         unsafe { self.arena.deallocate(ptr, layout) }
+    }
+
+    /// `Bump`'s own id, so a collection made with `&Bump` gives it back from its
+    /// `bump()` (bumpalo's `Vec::bump`, `String::bump`).
+    #[inline]
+    fn arena_type_id(&self) -> Option<TypeId> {
+        Some(TypeId::of::<Self>())
     }
 }

@@ -38,6 +38,10 @@
 //! * `std`: `std::error::Error` for the error types, `std::io::Write` for `Vec<u8>`.
 //! * `allocator-api2`: `&Bump` implements `allocator_api2::alloc::Allocator` (0.2), so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in it.
+//! * `serde`: `serde::Serialize` for `Vec`, `String` and `Box`.
+//! * `allocator_api`: bumpalo's nightly feature; here it turns on bumpdown's
+//!   `nightly-allocator-api` (`core::alloc::Allocator` for the `Arena` a `Bump`
+//!   dereferences to, on a nightly compiler). `&Bump` itself does not implement it yet.
 #![no_std]
 #![warn(missing_docs)]
 
@@ -46,12 +50,15 @@
 //   error.rs        `AllocErr`, `AllocOrInitError`
 //   collections.rs  bumpdown's collections, and bumpalo's `CollectIn` / `FromIteratorIn`
 //   api2.rs         allocator-api2 0.2 for `&Bump`
+//   broken.rs       a planted bug for scripts/dependents.sh's self-test (a --cfg only)
 
 #[cfg(feature = "std")]
 extern crate std;
 
 #[cfg(feature = "allocator-api2")]
 mod api2;
+#[cfg(bumpdown_bumpalo_broken)]
+mod broken;
 mod bump;
 #[cfg(feature = "collections")]
 pub mod collections;

@@ -1,6 +1,7 @@
 //! `Box`: an owned value in an arena, dropped with the box.
 
 use core::alloc::Layout;
+use core::any::Any;
 use core::cmp::Ordering;
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -224,3 +225,59 @@ impl<I: Iterator + ?Sized> Iterator for Box<'_, I> {
         (**self).size_hint()
     }
 }
+
+/// An empty slice, taking no arena memory.
+///
+/// ```
+/// let b: bumpdown::collections::Box<[u32]> = Default::default();
+/// assert!(b.is_empty());
+/// ```
+impl<T> Default for Box<'_, [T]> {
+    fn default() -> Self {
+        // An empty slice owns no memory and has nothing to drop.
+        Box { ptr: NonNull::from(<&mut [T]>::default()), _owns: PhantomData }
+    }
+}
+
+/// An empty string, taking no arena memory.
+///
+/// ```
+/// let b: bumpdown::collections::Box<str> = Default::default();
+/// assert_eq!(&*b, "");
+/// ```
+impl Default for Box<'_, str> {
+    fn default() -> Self {
+        Box { ptr: NonNull::from(<&mut str>::default()), _owns: PhantomData }
+    }
+}
+
+/// Recovering the type of a boxed [`Any`]: `downcast` gives the box back as a `Box<T>`
+/// if the value is a `T`, else returns it unchanged.
+macro_rules! downcast {
+    ($($any:ty),*) => {$(
+        impl<'a> Box<'a, $any> {
+            /// The box as a `Box<T>` if its value is a `T`; else `Err` with the box.
+            ///
+            /// ```
+            /// use core::any::Any;
+            /// use bumpdown::collections::Box;
+            ///
+            /// let arena = bumpdown::Arena::new();
+            /// let b = Box::into_raw(Box::new_in(7u8, &arena));
+            /// // SAFETY: a box's own pointer, owned by the new box alone.
+            /// let b: Box<dyn Any> = unsafe { Box::from_raw(b as *mut dyn Any) };
+            /// let b = b.downcast::<u32>().unwrap_err();
+            /// assert_eq!(*b.downcast::<u8>().unwrap(), 7);
+            /// ```
+            pub fn downcast<T: Any>(self) -> Result<Box<'a, T>, Self> {
+                if !<$any>::is::<T>(&*self) {
+                    return Err(self);
+                }
+                let this = ManuallyDrop::new(self);
+                // The value is a `T` (checked above): the same pointer, typed, owns it.
+                Ok(Box { ptr: this.ptr.cast::<T>(), _owns: PhantomData })
+            }
+        }
+    )*};
+}
+downcast!(dyn Any, dyn Any + Send);

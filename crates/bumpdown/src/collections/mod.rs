@@ -57,10 +57,11 @@ mod raw;
 mod serde;
 pub mod string;
 pub mod vec;
+mod vec_edit;
 
 pub use self::boxed::Box;
 pub use self::raw::ArenaAllocator;
-pub use self::string::{FromUtf8Error, String};
+pub use self::string::{FromUtf16Error, FromUtf8Error, String};
 pub use self::vec::Vec;
 
 /// Building a collection from an iterator, in an arena: what

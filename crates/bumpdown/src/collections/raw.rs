@@ -6,6 +6,7 @@
 //! to its arena for the call and takes it back. The guards forward to what they deref to.
 
 use core::alloc::Layout;
+use core::any::TypeId;
 use core::ptr::NonNull;
 
 use crate::arena::Arena;
@@ -68,6 +69,23 @@ pub unsafe trait ArenaAllocator {
     /// # Safety
     /// `ptr` is a live block of this arena allocated with `layout`, not used again.
     unsafe fn deallocate(&self, ptr: NonNull<u8>, layout: Layout);
+
+    /// The implementing type's `TypeId`, or `None` (the default). A collection keeps its
+    /// arena as `&dyn ArenaAllocator`; this is how [`Vec::arena_as`](super::Vec::arena_as)
+    /// finds the arena's own type again (bumpalo's `Vec::bump()` returns its `&Bump`).
+    ///
+    /// An implementation that overrides it must return `Some(TypeId::of::<Self>())`, and
+    /// nothing else: `arena_as` casts the arena to the type this names.
+    ///
+    /// ```
+    /// use bumpdown::collections::ArenaAllocator;
+    ///
+    /// assert_eq!(bumpdown::Arena::new().arena_type_id(), None);
+    /// ```
+    #[inline]
+    fn arena_type_id(&self) -> Option<TypeId> {
+        None
+    }
 }
 
 /// Forwards every method to the arena's own allocation and resizing routines

@@ -2,7 +2,7 @@
 
 use core::fmt;
 use core::hash::{Hash, Hasher};
-use core::ops::{Deref, DerefMut, RangeBounds};
+use core::ops::{Add, AddAssign, Deref, DerefMut, RangeBounds};
 use core::str::{self, Utf8Error};
 
 use super::{ArenaAllocator, FromIteratorIn, Vec};
@@ -117,6 +117,47 @@ impl<'a> String<'a> {
         let mut string = String::with_capacity_in(s.len(), arena);
         string.push_str(s);
         string
+    }
+
+    /// A string over a block the caller allocated from `arena`.
+    ///
+    /// # Safety
+    /// As for [`Vec::from_raw_parts_in`] with `T = u8`, and the first `length` bytes are
+    /// UTF-8.
+    ///
+    /// ```
+    /// use core::mem::ManuallyDrop;
+    /// use bumpdown::collections::String;
+    ///
+    /// let arena = bumpdown::Arena::new();
+    /// let mut s = ManuallyDrop::new(String::from_str_in("héllo", &arena));
+    /// let (ptr, len, cap) = (s.as_mut_ptr(), s.len(), s.capacity());
+    /// // SAFETY: the parts of a string of `arena` that will not be used again.
+    /// let s = unsafe { String::from_raw_parts_in(ptr, len, cap, &arena) };
+    /// assert_eq!(s, "héllo");
+    /// ```
+    pub unsafe fn from_raw_parts_in<A: ArenaAllocator + 'a>(
+        buf: *mut u8,
+        length: usize,
+        capacity: usize,
+        arena: &'a A,
+    ) -> Self {
+        // SAFETY: the caller's promises are `Vec::from_raw_parts_in`'s, and UTF-8.
+        String { vec: unsafe { Vec::from_raw_parts_in(buf, length, capacity, arena) } }
+    }
+
+    /// The arena as its own type `A`, if it says so: see [`Vec::arena_as`].
+    pub fn arena_as<A: ArenaAllocator + 'static>(&self) -> Option<&'a A> {
+        self.vec.arena_as()
+    }
+
+    /// bumpalo's name: the arena as the type `A` the caller names; see [`Vec::bump`].
+    ///
+    /// # Panics
+    /// If the arena is not an `A`.
+    #[track_caller]
+    pub fn bump<A: ArenaAllocator + 'static>(&self) -> &'a A {
+        self.vec.bump()
     }
 
     /// The bytes as a string if they are UTF-8, or an error that gives them back.
@@ -453,6 +494,121 @@ impl<'a> String<'a> {
         // The vector's drain removes whole characters, so the string stays UTF-8 whether
         // the iterator is consumed, dropped early or leaked.
         Drain { bytes: self.vec.drain(start..end) }
+    }
+}
+
+impl<'a> String<'a> {
+    /// Decodes UTF-16 `v` into a new string in `arena`, or fails on an unpaired
+    /// surrogate.
+    ///
+    /// ```
+    /// use bumpdown::collections::String;
+    ///
+    /// let arena = bumpdown::Arena::new();
+    /// let units: Vec<u16> = "añ𝄞".encode_utf16().collect();
+    /// assert_eq!(String::from_utf16_in(&units, &arena).unwrap(), "añ𝄞");
+    /// assert!(String::from_utf16_in(&[0xD800], &arena).is_err());
+    /// ```
+    #[track_caller]
+    pub fn from_utf16_in<A: ArenaAllocator + 'a>(v: &[u16], arena: &'a A) -> Result<Self, FromUtf16Error> {
+        let mut s = String::with_capacity_in(v.len(), arena);
+        for unit in char::decode_utf16(v.iter().copied()) {
+            s.push(unit.map_err(|_| FromUtf16Error(()))?);
+        }
+        Ok(s)
+    }
+
+    /// Splits the string at byte `at`: `self` keeps `..at`, the returned string (in the
+    /// same arena) holds `at..`.
+    ///
+    /// # Panics
+    /// If `at` is past the end or not on a character boundary.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let mut s = bumpdown::collections::String::from_str_in("héllo", &arena);
+    /// let tail = s.split_off(3);
+    /// assert_eq!((s.as_str(), tail.as_str()), ("hé", "llo"));
+    /// ```
+    #[track_caller]
+    pub fn split_off(&mut self, at: usize) -> String<'a> {
+        assert!(
+            self.is_char_boundary(at),
+            "split_off: {at} is not a char boundary of a string of {} bytes",
+            self.len()
+        );
+        // Both halves are whole characters: UTF-8.
+        String { vec: self.vec.split_off(at) }
+    }
+
+    /// Replaces the byte range `range` with `replace_with`.
+    ///
+    /// # Panics
+    /// If the range is out of bounds or not on character boundaries.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let mut s = bumpdown::collections::String::from_str_in("a short one", &arena);
+    /// s.replace_range(2..7, "long");
+    /// assert_eq!(s, "a long one");
+    /// ```
+    #[track_caller]
+    pub fn replace_range<R: RangeBounds<usize>>(&mut self, range: R, replace_with: &str) {
+        let (start, end) = super::vec::resolve_range(range, self.len());
+        assert!(self.is_char_boundary(start) && self.is_char_boundary(end), "range is not on char boundaries");
+        // Whole characters out, a whole `str` in: the bytes stay UTF-8.
+        self.vec.splice(start..end, replace_with.bytes());
+    }
+}
+
+/// The error of [`String::from_utf16_in`]: the input had an unpaired surrogate.
+///
+/// ```
+/// let arena = bumpdown::Arena::new();
+/// let err = bumpdown::collections::String::from_utf16_in(&[0xDC00], &arena).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid utf-16: lone surrogate found");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FromUtf16Error(());
+
+impl fmt::Display for FromUtf16Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("invalid utf-16: lone surrogate found")
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for FromUtf16Error {}
+
+/// `string + "text"`: appends, and gives the string back (as std's `String`).
+///
+/// ```
+/// let arena = bumpdown::Arena::new();
+/// let s = bumpdown::collections::String::from_str_in("ab", &arena) + "cd";
+/// assert_eq!(s, "abcd");
+/// ```
+impl Add<&str> for String<'_> {
+    type Output = Self;
+
+    #[track_caller]
+    fn add(mut self, other: &str) -> Self {
+        self.push_str(other);
+        self
+    }
+}
+
+/// `string += "text"`: appends.
+///
+/// ```
+/// let arena = bumpdown::Arena::new();
+/// let mut s = bumpdown::collections::String::from_str_in("ab", &arena);
+/// s += "cd";
+/// assert_eq!(s, "abcd");
+/// ```
+impl AddAssign<&str> for String<'_> {
+    #[track_caller]
+    fn add_assign(&mut self, other: &str) {
+        self.push_str(other);
     }
 }
 

@@ -1,6 +1,7 @@
 //! `Vec`: a growable array in an arena, with its by-value iterator and `Drain`.
 
 use core::alloc::Layout;
+use core::any::TypeId;
 use core::cmp::Ordering;
 use core::fmt;
 use core::hash::{Hash, Hasher};
@@ -10,6 +11,7 @@ use core::ops::{Bound, Deref, DerefMut, RangeBounds};
 use core::ptr::{self, NonNull};
 use core::slice;
 
+pub use super::vec_edit::DrainFilter;
 use super::{ArenaAllocator, Box, FromIteratorIn};
 use crate::error::{alloc_failed, AllocError};
 
@@ -153,6 +155,41 @@ impl<'a, T> Vec<'a, T> {
         Vec { ptr: NonNull::dangling(), len: 0, cap: Self::ZST_CAP, arena, _owns: PhantomData }
     }
 
+    /// A vector over a block the caller allocated from `arena`: the inverse of taking a
+    /// vector apart into its pointer, length and capacity.
+    ///
+    /// # Safety
+    /// * `ptr` is a block of `arena` allocated for `capacity` elements of `T` (the layout
+    ///   `Layout::array::<T>(capacity)`) and owned by nothing else; it may be dangling if
+    ///   `capacity` is 0 or `T` is zero-sized;
+    /// * `length <= capacity`, and the first `length` elements are initialized.
+    ///
+    /// The vector then owns the block: it drops the elements and gives the block back.
+    ///
+    /// ```
+    /// use core::mem::ManuallyDrop;
+    /// use bumpdown::collections::Vec;
+    ///
+    /// let arena = bumpdown::Arena::new();
+    /// let mut v = ManuallyDrop::new(bumpdown::vec![in &arena; 1, 2, 3]);
+    /// let (ptr, len, cap) = (v.as_mut_ptr(), v.len(), v.capacity());
+    /// // SAFETY: the parts of a vector of `arena` that will not be used again.
+    /// let v = unsafe { Vec::from_raw_parts_in(ptr, len, cap, &arena) };
+    /// assert_eq!(v, [1, 2, 3]);
+    /// ```
+    pub unsafe fn from_raw_parts_in<A: ArenaAllocator + 'a>(
+        ptr: *mut T,
+        length: usize,
+        capacity: usize,
+        arena: &'a A,
+    ) -> Self {
+        debug_assert!(length <= capacity, "from_raw_parts_in: length {length} > capacity {capacity}");
+        let cap = if mem::size_of::<T>() == 0 { Self::ZST_CAP } else { capacity };
+        let ptr =
+            if cap == 0 { NonNull::dangling() } else { NonNull::new(ptr).expect("from_raw_parts_in: null pointer") };
+        Vec { ptr, len: length, cap, arena, _owns: PhantomData }
+    }
+
     /// The capacity of an empty vector: unlimited for zero-sized elements, else zero.
     const ZST_CAP: usize = if mem::size_of::<T>() == 0 { usize::MAX } else { 0 };
 
@@ -253,6 +290,39 @@ impl<'a, T> Vec<'a, T> {
     /// The arena this vector allocates from.
     pub fn arena(&self) -> &'a dyn ArenaAllocator {
         self.arena
+    }
+
+    /// The arena as its own type `A`, if it is an `A` that says so through
+    /// [`ArenaAllocator::arena_type_id`] (bumpdown's arena types do not; the bumpalo
+    /// facade's `Bump` does, for bumpalo's [`bump`](Vec::bump)).
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let v = bumpdown::vec![in &arena; 1u8];
+    /// assert!(v.arena_as::<bumpdown::Arena>().is_none());
+    /// ```
+    pub fn arena_as<A: ArenaAllocator + 'static>(&self) -> Option<&'a A> {
+        if self.arena.arena_type_id() != Some(TypeId::of::<A>()) {
+            return None;
+        }
+        let arena: *const dyn ArenaAllocator = self.arena;
+        // SAFETY: `arena_type_id` returned `A`'s id, which the trait's contract allows
+        // only for an `A`: the data pointer of `self.arena` points to an `A`, borrowed
+        // for `'a` like `self.arena` itself.
+        Some(unsafe { &*arena.cast::<A>() })
+    }
+
+    /// bumpalo's name: the arena, as the type `A` the caller names (inferred from the
+    /// context, as in `fn f<'b>(v: &Vec<'b, u8>) -> &'b Bump { v.bump() }`).
+    ///
+    /// # Panics
+    /// If the arena is not an `A` (see [`arena_as`](Vec::arena_as)).
+    #[track_caller]
+    pub fn bump<A: ArenaAllocator + 'static>(&self) -> &'a A {
+        match self.arena_as() {
+            Some(arena) => arena,
+            None => panic!("bumpdown: this collection's arena is not a {}", core::any::type_name::<A>()),
+        }
     }
 
     /// Sets the length.
