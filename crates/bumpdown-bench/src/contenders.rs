@@ -421,6 +421,38 @@ impl Contender for bumpalo::Bump {
     }
 }
 
+/// The bumpalo facade (`crates/bumpdown-bumpalo`): not a column of the speed tables (it
+/// is `bumpdown::Arena` underneath), only of the fast-path table, which shows that its
+/// calls compile to the arena's.
+impl Contender for bumpdown_bumpalo::Bump {
+    const NAME: &'static str = "bumpalo facade";
+
+    #[inline(always)]
+    fn new() -> Self {
+        bumpdown_bumpalo::Bump::new()
+    }
+    #[inline(always)]
+    fn with_capacity(bytes: usize) -> Self {
+        bumpdown_bumpalo::Bump::with_capacity(bytes)
+    }
+    #[inline(always)]
+    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+        bumpdown_bumpalo::Bump::alloc(self, value)
+    }
+    #[inline(always)]
+    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+        bumpdown_bumpalo::Bump::alloc_slice_copy(self, src)
+    }
+    #[inline(always)]
+    fn alloc_str(&self, src: &str) -> &mut str {
+        bumpdown_bumpalo::Bump::alloc_str(self, src)
+    }
+    #[inline(always)]
+    fn reset(&mut self) {
+        bumpdown_bumpalo::Bump::reset(self);
+    }
+}
+
 impl Contender for bump_scope::Bump {
     const NAME: &'static str = "bump-scope";
 

@@ -255,6 +255,7 @@ fn c_columns() -> Vec<(&'static str, [Result<String, String>; 6])> {
 }
 
 probes!(bumpdown_arena, bumpdown::Arena, "bumpdown");
+probes!(bumpdown_facade, bumpdown_bumpalo::Bump, "facade");
 probes!(bumpdown_vm, bumpdown::VmArena, "vmarena");
 probes!(bumpdown_sync, bumpdown::SyncArena, "syncarena");
 probes!(stumpalo_arena, stumpalo::Arena, "stumpalo");
@@ -300,6 +301,7 @@ pub fn measure() -> FastPath {
     let mut sets = vec![
         bumpdown_arena::run(),
         bumpdown_scope::run(),
+        bumpdown_facade::run(),
         bumpdown_vm::run(),
         bumpdown_sync::run(),
         stumpalo_arena::run(),
@@ -507,8 +509,9 @@ mod tests {
     fn every_probe_is_found_and_counted_up_to_its_ret() {
         match measure() {
             FastPath::Counted(probes) => {
-                // The contenders, the scope handle and three C columns.
-                let expected = crate::contenders::names().len() + 4;
+                // The contenders, the scope handle, the bumpalo facade and three C
+                // columns.
+                let expected = crate::contenders::names().len() + 5;
                 assert_eq!(probes.len(), CALLS.len() * expected);
                 assert_eq!(columns(&probes).len(), expected);
                 for p in &probes {

@@ -981,8 +981,10 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
         "Counted in this benchmark's own machine code (`objdump -d` of the running executable). Each \
          call is made by an `#[inline(never)]` probe function through the same glue the speed table \
          uses, with the arena as `&Arena`; *{scope}* makes it through bumpdown's scope handle \
-         (`&Scope` inside `arena.scope(..)`), whose slow path takes the scope's `top` by value, so \
-         that its fast path keeps the old `top` in a register for that call. A cell is \
+         (`&Scope` inside `arena.scope(..)`), whose slow path takes the scope's pointer by value, \
+         so that its fast path keeps the old pointer in a register for that call; *{facade}* through \
+         `bumpdown-bumpalo`'s `Bump` (bumpalo's API over `bumpdown::Arena`), which must compile to \
+         the same instructions as *bumpdown*. A cell is \
          *instructions / conditional branches* from the probe's entry to its first `ret` \
          (included): the path of an allocation that fits the current chunk, as laid out by the \
          compiler; \"+ `memcpy`\" names a call on that path. \"(+n)\" counts apart the instructions \
@@ -991,6 +993,7 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
          where LLVM moves them into the slow block when it can. Fewer instructions are not always \
          faster (the speed table decides), but these are paid on every allocation.\n",
         scope = fastpath::SCOPE,
+        facade = <bumpdown_bumpalo::Bump as crate::contenders::Contender>::NAME,
     );
     c_columns_note(md);
     let names = fastpath::columns(probes);
