@@ -58,6 +58,21 @@ impl ChunkHeader {
 }
 
 pub(crate) const HEADER_SIZE: usize = size_of::<ChunkHeader>();
+
+/// Where a chunk's usable part starts: on a cache line. An arena fills a chunk upwards
+/// from there, so blocks whose sizes are multiples of 64 bytes stay line-aligned, and
+/// copies into them never split a store across two lines. Measured (report, warm
+/// tables, 2-core AMD EPYC VM): `alloc_slice_copy` of 256 bytes took 7.0 ns with the
+/// part starting 48 bytes after a line (a 16-aligned block plus the 48-byte header)
+/// and 4.4 ns line-aligned; 128 bytes 4.1 against 3.5 ns. It costs at most
+/// `DATA_ALIGN - CHUNK_ALIGN` = 48 bytes per chunk, and nothing when the block starts
+/// 16 bytes after a line, as glibc's large blocks do.
+pub(crate) const DATA_ALIGN: usize = 64;
+
+/// The start of the usable part of a chunk at `base` (before the `MIN_BOTTOM` clip).
+fn usable_start(base: usize) -> usize {
+    crate::bumping::round_up(base + HEADER_SIZE, DATA_ALIGN)
+}
 const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
 const _: () = assert!(HEADER_SIZE == 48, "the header changed size: chunk capacities in docs and tests assume 48 bytes");
 
@@ -187,10 +202,11 @@ impl Chunk {
         self.base_addr() + self.size()
     }
 
-    /// The lowest usable address: after the header, and never below `MIN_BOTTOM`
+    /// The lowest usable address: after the header, on a cache line (`DATA_ALIGN`), and
+    /// never below `MIN_BOTTOM`
     /// (see `bumping`). A chunk that ends below `MIN_BOTTOM` has no usable bytes.
     pub(crate) fn bottom_addr(&self) -> usize {
-        (self.base_addr() + HEADER_SIZE).max(MIN_BOTTOM).min(self.end_addr())
+        usable_start(self.base_addr()).max(MIN_BOTTOM).min(self.end_addr())
     }
 
     /// Usable bytes, `bottom..end`.
@@ -208,10 +224,11 @@ impl Chunk {
 /// The smallest chunk size that holds `size` bytes aligned to `align`, whatever address
 /// the block lands at, or `None` on overflow.
 pub(crate) fn chunk_size_for(size: usize, align: usize) -> Option<usize> {
-    // The header, and padding for alignments above CHUNK_ALIGN. (A block that lands below
-    // MIN_BOTTOM, which never happens on hosted systems, may still be too small: the slow
-    // path then reports OutOfMemory.)
-    let extra = HEADER_SIZE + if align > CHUNK_ALIGN { align } else { 0 };
+    // The header, the padding to a cache line after it (a block is only CHUNK_ALIGN-aligned),
+    // and padding for alignments above CHUNK_ALIGN. (A block that lands below MIN_BOTTOM,
+    // which never happens on hosted systems, may still be too small: the slow path then
+    // reports OutOfMemory.)
+    let extra = HEADER_SIZE + (DATA_ALIGN - CHUNK_ALIGN) + if align > CHUNK_ALIGN { align } else { 0 };
     let total = size.checked_add(extra)?.checked_add(CHUNK_ALIGN - 1)?;
     let total = total & !(CHUNK_ALIGN - 1);
     // Layout::from_size_align rejects anything above isize::MAX.
@@ -224,11 +241,13 @@ mod tests {
 
     #[test]
     fn chunk_sizes_hold_the_request_and_the_header() {
-        assert_eq!(chunk_size_for(0, 1), Some(HEADER_SIZE));
-        assert_eq!(chunk_size_for(1, 1), Some(HEADER_SIZE + CHUNK_ALIGN));
-        assert_eq!(chunk_size_for(100, 8), Some(HEADER_SIZE + 112));
+        // The header and the padding to a cache line after it.
+        const FIXED: usize = HEADER_SIZE + DATA_ALIGN - CHUNK_ALIGN;
+        assert_eq!(chunk_size_for(0, 1), Some(FIXED));
+        assert_eq!(chunk_size_for(1, 1), Some(FIXED + CHUNK_ALIGN));
+        assert_eq!(chunk_size_for(100, 8), Some(FIXED + 112));
         // Alignments above CHUNK_ALIGN add room to align within the block.
-        assert_eq!(chunk_size_for(64, 64), Some(HEADER_SIZE + 64 + 64));
+        assert_eq!(chunk_size_for(64, 64), Some(FIXED + 64 + 64));
         for (size, align) in [(1, 1), (17, 16), (4000, 4096), (12345, 32)] {
             let total = chunk_size_for(size, align).unwrap();
             assert_eq!(total % CHUNK_ALIGN, 0);
@@ -237,9 +256,11 @@ mod tests {
                 let end = base + total;
                 // Upwards from the bottom (a regular chunk), and downwards from the end
                 // (an out-of-band chunk).
-                let up = crate::bumping::bump_up(base + HEADER_SIZE, end, size, align, 1);
+                let start = usable_start(base);
+                assert!(start % DATA_ALIGN == 0 && start - base - HEADER_SIZE < DATA_ALIGN);
+                let up = crate::bumping::bump_up(start, end, size, align, 1);
                 assert!(up.is_some(), "{size} {align} at {base:#x}");
-                let down = crate::bumping::bump_checked(end, base + HEADER_SIZE, size, align, 1);
+                let down = crate::bumping::bump_checked(end, start, size, align, 1);
                 assert!(down.is_some(), "{size} {align} at {base:#x}");
             }
         }

@@ -16,7 +16,7 @@ use crate::alloc_api::prelude::*;
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{bump_checked, bump_up, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
-use crate::chunk::{chunk_size_for, Chunk, HEADER_SIZE};
+use crate::chunk::{chunk_size_for, Chunk, DATA_ALIGN, HEADER_SIZE};
 use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::stats::Stats;
@@ -890,7 +890,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         debug_assert!(self.current.get().is_none());
         let base = round_up(buf.addr(), CHUNK_ALIGN);
         let Some(size) = (buf.addr() + len).checked_sub(base).map(|n| n & !(CHUNK_ALIGN - 1)) else { return };
-        if size < HEADER_SIZE + CHUNK_ALIGN {
+        if size < HEADER_SIZE + DATA_ALIGN {
             return;
         }
         // SAFETY: `base` is aligned, non-null (a slice's address, rounded up), and the
