@@ -281,8 +281,8 @@ impl Report {
         let _ = writeln!(
             md,
             "Measured on {} on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
-             `cargo run --release -p bumpdown-bench` (about {} on two cores, and a minute more \
-             for the first build).\n",
+             `cargo run --release -p bumpdown-bench` (about {} on two cores, and a minute and \
+             a half more for the first build).\n",
             m.date,
             m.cpu,
             m.cores,
@@ -1335,6 +1335,38 @@ mod tests {
         let mut md = String::new();
         seed004_section(&mut md, &[result("VmArena", 7.5)], 3);
         assert!(!md.contains("faster**"), "{md}");
+    }
+
+    /// Issue 21: one failing section used to discard the whole report. Now the report
+    /// opens with its summary, names the failed section, and keeps every other one.
+    #[test]
+    fn a_failed_section_is_named_and_the_others_are_kept() {
+        use crate::kernels::Form::Local;
+        let speed = SpeedResults::for_tests(
+            &["alloc_u8"],
+            &[("alloc_u8", Local, "bumpdown", 1.0), ("alloc_u8", Local, "bumpalo", 2.0)],
+        );
+        let report = Report {
+            machine: Machine::detect(),
+            options: crate::cli::parse([]).unwrap(),
+            speed: Some(speed),
+            scopes: None,
+            resets: Vec::new(),
+            reset_costs: None,
+            fresh: None,
+            threads: Vec::new(),
+            seed004: None,
+            fast_path: None,
+            real_use: None,
+            programs: None,
+            failed: vec![("programs".to_owned(), "preload.sh failed (exit status: 2)".to_owned())],
+        };
+        let md = report.markdown(&report.charts());
+        let at = |text: &str| md.find(text).unwrap_or_else(|| panic!("no {text:?} in {md}"));
+        assert!(at("## Summary") < at("## Sections that failed"), "{md}");
+        assert!(md.contains("- **programs**: preload.sh failed (exit status: 2)"), "{md}");
+        assert!(at("## Sections that failed") < at("| alloc_u8 |"), "the speed table is kept: {md}");
+        assert!(report.json().to_string().contains("preload.sh failed"));
     }
 
     #[test]
