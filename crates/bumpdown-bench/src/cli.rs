@@ -181,7 +181,7 @@ Sections, and the --filter word that selects each alone:
   fresh            stumpalo's method: a new arena per sample, 100,000 operations,
                    dropped, mimalloc heap (rows fresh_alloc_u8, ..., fresh_clear)
 
-Durations were measured on a two-core VM, without the first build (about a minute).
+Durations were measured on a two-core VM; the first run also builds (about 1.5 min).
   --quick          default: about {quick}
   --full           more samples and processes, every real program: about {full},
                    {programs} of them the real programs

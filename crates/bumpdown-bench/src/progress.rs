@@ -99,9 +99,9 @@ pub struct Planned {
     pub secs: f64,
 }
 
-/// The sections the options select, in the order the report (`app::run_report`) measures them, each
-/// expected to take its whole time scaled by the share of its rows (and of its processes,
-/// under `--processes`) that the options select.
+/// The sections the options select, in the order the report (`app::run_report`)
+/// measures them, each expected to take its whole time scaled by the share of its rows
+/// (and of its processes, under `--processes`) that the options select.
 pub fn plan(options: &Options) -> Vec<Planned> {
     let (effort, filter) = (options.effort, options.filter.as_deref());
     let share = |selected: usize, all: usize| selected as f64 / all.max(1) as f64;
@@ -163,6 +163,8 @@ pub struct Run {
     state: Arc<Mutex<Estimate>>,
     started: Instant,
     bar: ProgressBar,
+    /// Writes nothing at all, not even to a log (a run made for tests).
+    quiet: bool,
 }
 
 impl Run {
@@ -179,7 +181,7 @@ impl Run {
 
     fn with_target(plan: Vec<Planned>, target: ProgressDrawTarget, quiet: bool) -> Self {
         let started = Instant::now();
-        let state = Arc::new(Mutex::new(Estimate { quiet, ..Estimate::new(plan) }));
+        let state = Arc::new(Mutex::new(Estimate::new(plan)));
         let bar = ProgressBar::with_draw_target(None, target);
         let (gauge, times) = (Arc::clone(&state), Arc::clone(&state));
         let style = ProgressStyle::with_template("{gauge} {times}  {wide_msg}")
@@ -198,7 +200,7 @@ impl Run {
         if !bar.is_hidden() {
             bar.enable_steady_tick(Duration::from_millis(500));
         }
-        Run { state, started, bar }
+        Run { state, started, bar, quiet }
     }
 
     fn now(&self) -> f64 {
@@ -219,7 +221,7 @@ impl Run {
             estimate.at(now)
         };
         self.bar.set_message(section.name());
-        if self.bar.is_hidden() && self.logs() {
+        if self.bar.is_hidden() && !self.quiet {
             eprintln!("[{}] {}", times_text(now, at.left), section.name());
         }
     }
@@ -245,7 +247,7 @@ impl Run {
             return;
         }
         if self.bar.is_hidden() {
-            if self.logs() {
+            if !self.quiet {
                 eprintln!("{text}");
             }
         } else {
@@ -263,14 +265,9 @@ impl Run {
             total_secs(&estimate.plan)
         };
         self.bar.finish_and_clear();
-        if self.logs() {
+        if !self.quiet {
             eprintln!("measured in {} (expected: about {} on an idle two-core VM)", clock(now), clock(expected));
         }
-    }
-
-    /// Whether this run writes anything (a hidden run made for tests does not).
-    fn logs(&self) -> bool {
-        !self.estimate().quiet
     }
 }
 
@@ -308,8 +305,6 @@ pub struct Estimate {
     actual_done: f64,
     expected_done: f64,
     finished: bool,
-    /// Set for [`Run::hidden`]: no log lines.
-    quiet: bool,
 }
 
 /// Most of a step's expected time that the clock alone may count as done.
@@ -328,7 +323,6 @@ impl Estimate {
             actual_done: 0.0,
             expected_done: 0.0,
             finished: false,
-            quiet: false,
         }
     }
 
