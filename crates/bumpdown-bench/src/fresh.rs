@@ -85,7 +85,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let mut per_cell: Vec<(&'static str, &'static str, Vec<f64>)> = Vec::new();
     run.section(Section::Fresh, processes);
     for _ in 0..processes {
-        run.step("process on a mimalloc heap");
+        run.step("processes on a mimalloc heap");
         let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];
         if let Some(filter) = &options.filter {
             args.extend(["--filter".to_owned(), filter.clone()]);

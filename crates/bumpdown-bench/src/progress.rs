@@ -67,21 +67,22 @@ impl Section {
     }
 
     /// Seconds the whole section takes with every row selected, the default process
-    /// counts and the programs already built: the wall time of each section in a
-    /// `nice -n 10` run on the README's 2-core AMD EPYC VM (rounded up).
+    /// counts and the programs already built: the wall time of each section in
+    /// `nice -n 10` runs on the README's 2-core AMD EPYC VM, 2026-11-26 (quick: 2:20 in
+    /// all; full: 5:52).
     pub fn expected_secs(self, effort: Effort) -> f64 {
         let (quick, full) = match self {
-            Section::Speed => (34.0, 140.0),
-            Section::Scopes => (5.0, 16.0),
+            Section::Speed => (34.0, 125.0),
+            Section::Scopes => (5.0, 14.0),
             Section::Resets => (0.5, 0.5),
-            Section::Fresh => (15.0, 60.0),
+            Section::Fresh => (15.0, 45.0),
             Section::ResetCost => (1.0, 2.0),
             Section::Threads => (0.5, 1.5),
-            Section::Seed004 => (27.0, 60.0),
+            Section::Seed004 => (27.0, 45.0),
             Section::FastPath => (1.5, 2.0),
-            Section::RealUse => (2.5, 9.0),
-            Section::Preload => (45.0, 120.0),
-            Section::Json => (18.0, 25.0),
+            Section::RealUse => (2.5, 6.0),
+            Section::Preload => (45.0, 100.0),
+            Section::Json => (18.0, 19.0),
         };
         match effort {
             Effort::Quick => quick,
@@ -310,6 +311,9 @@ pub struct Estimate {
 /// Most of a step's expected time that the clock alone may count as done.
 const STEP_CAP: f64 = 0.9;
 
+/// Seconds of work the pace starts with, done on schedule.
+const PRIOR_SECS: f64 = 30.0;
+
 impl Estimate {
     /// An estimate for `plan`, nothing started.
     pub fn new(plan: Vec<Planned>) -> Self {
@@ -387,10 +391,11 @@ impl Estimate {
         let per_step = expected / self.steps as f64;
         let steps_done = self.steps_started.saturating_sub(1).min(self.steps);
         // Actual against expected time of everything done so far, the finished steps of
-        // this section included; 1 until there is enough to judge by.
+        // this section included, starting from PRIOR_SECS on schedule: one short step
+        // that ran fast or slow moves the estimate a little, a minute of them fully.
         let actual = self.actual_done + (self.step_start - self.section_start);
         let planned = self.expected_done + per_step * steps_done as f64;
-        let pace = if planned >= 2.0 { (actual / planned).clamp(0.25, 4.0) } else { 1.0 };
+        let pace = ((actual + PRIOR_SECS) / (planned + PRIOR_SECS)).clamp(0.25, 4.0);
         let in_step = if per_step > 0.0 { ((now - self.step_start) / (per_step * pace)).min(STEP_CAP) } else { 0.0 };
         let later: f64 = self.plan[index + 1..].iter().map(|p| p.secs).sum();
         let remaining = later + per_step * (self.steps - steps_done) as f64 - per_step * in_step;
@@ -434,9 +439,10 @@ mod tests {
         let mut estimate = Estimate::new(sample_plan());
         estimate.begin_section(Section::Speed, 1, 0.0);
         estimate.begin_step(0.0);
-        // The 40 s section took 80 s: the other 60 s expected are 120 s at this pace.
+        // The 40 s section took 80 s: the other 60 s expected take longer at this pace,
+        // (80 + 30) / (40 + 30) times the plan with the 30 s on schedule counted in.
         estimate.begin_section(Section::Seed004, 1, 80.0);
-        assert!((estimate.at(80.0).left - 120.0).abs() < 1e-9);
+        assert!((estimate.at(80.0).left - 60.0 * 110.0 / 70.0).abs() < 1e-9);
         assert!((estimate.at(80.0).fraction - 0.4).abs() < 1e-9);
     }
 

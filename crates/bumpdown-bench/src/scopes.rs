@@ -422,7 +422,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
     let mut clock_overheads = Vec::new();
     run.section(Section::Scopes, processes);
     for index in 0..processes {
-        run.step(&format!("process {}, {} rows", index + 1, rows.len()));
+        run.step(&format!("processes of {} rows", rows.len()));
         let mut args = vec![
             "--child".to_owned(),
             "scopes".to_owned(),

@@ -146,7 +146,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
     if !rows.is_empty() {
         run.section(Section::Speed, processes);
         for index in 0..processes {
-            run.step(&format!("process {}, {} rows", index + 1, rows.len()));
+            run.step(&format!("processes of {} rows", rows.len()));
             let mut args = vec![
                 "--child".to_owned(),
                 "speed".to_owned(),
