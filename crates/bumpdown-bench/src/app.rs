@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
+use crate::progress::{self, Run, Section};
 use crate::{fastpath, fresh, machine, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
@@ -18,7 +19,7 @@ pub fn main() -> ExitCode {
     let outcome = match &options.command {
         Command::List => list(&options),
         Command::Help => {
-            println!("{}", cli::USAGE);
+            println!("{}", cli::usage());
             Ok(())
         }
         Command::SpeedChild { index } => speed::child_main(&options, *index),
@@ -111,22 +112,37 @@ fn run_report(options: Options) -> Result<(), String> {
             "no rows matched --filter {filter:?} (see --list); nothing measured, the previous report files are kept"
         ));
     }
-    let mut failed = Failed::default();
-    let speed = failed.keep("speed", speed::measure(&options)).filter(|speed| !speed.rows.is_empty());
-    let scopes = failed.keep("scopes", scopes::measure(&options)).flatten();
-    let resets = if options.filter.is_none() { resets::measure() } else { Vec::new() };
-    let fresh = if fresh::selected(&options) { failed.keep("fresh", fresh::measure(&options)) } else { None };
-    let reset_costs = options.selects("reset_cost").then(|| resets::measure_cost(options.effort.reset_samples()));
-    let threads = if threads::selected(&options) { threads::measure(&options) } else { Vec::new() };
-    let seed004 = if options.selects("seed004") { failed.keep("seed004", seed004::measure(&options)) } else { None };
-    let fast_path = options.selects("fast_path").then(fastpath::measure);
-    let real_use = if options.selects("real_use") {
-        failed.keep("real_use", realuse::measure(options.effort.real_use_runs()))
+    let plan = progress::plan(&options);
+    let planned = |section: Section| plan.iter().any(|p| p.section == section);
+    let run = Run::start(plan.clone());
+    let mut failed = Failed { run: &run, sections: Vec::new() };
+    let speed = if planned(Section::Speed) { failed.keep("speed", speed::measure(&options, &run)) } else { None };
+    let scopes =
+        if planned(Section::Scopes) { failed.keep("scopes", scopes::measure(&options, &run)).flatten() } else { None };
+    let resets = if planned(Section::Resets) {
+        run.section(Section::Resets, 1);
+        resets::measure()
+    } else {
+        Vec::new()
+    };
+    let fresh = if planned(Section::Fresh) { failed.keep("fresh", fresh::measure(&options, &run)) } else { None };
+    let reset_costs = planned(Section::ResetCost).then(|| {
+        run.section(Section::ResetCost, 1);
+        resets::measure_cost(options.effort.reset_samples())
+    });
+    let threads = if planned(Section::Threads) { threads::measure(&options, &run) } else { Vec::new() };
+    let seed004 =
+        if planned(Section::Seed004) { failed.keep("seed004", seed004::measure(&options, &run)) } else { None };
+    let fast_path = planned(Section::FastPath).then(|| fastpath::measure(&run));
+    let real_use = if planned(Section::RealUse) {
+        failed.keep("real_use", realuse::measure(options.effort.real_use_runs(), &run))
     } else {
         None
     };
     let programs =
-        if programs::selected(&options) { failed.keep("programs", programs::measure(&options)) } else { None };
+        if planned(Section::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
+    let failed = failed.sections;
+    run.finish();
     let report = report::Report {
         machine: machine::Machine::detect(),
         options,
@@ -140,7 +156,7 @@ fn run_report(options: Options) -> Result<(), String> {
         fast_path,
         real_use,
         programs,
-        failed: failed.0,
+        failed,
     };
     let charts = report.charts();
     let markdown = report.markdown(&charts);
@@ -175,17 +191,19 @@ fn run_report(options: Options) -> Result<(), String> {
 }
 
 /// The sections that failed to measure: (section, error).
-#[derive(Default)]
-struct Failed(Vec<(String, String)>);
+struct Failed<'r> {
+    run: &'r Run,
+    sections: Vec<(String, String)>,
+}
 
-impl Failed {
+impl Failed<'_> {
     /// A section's results, or `None` after saying (and noting) why it failed.
     fn keep<T>(&mut self, section: &str, result: Result<T, String>) -> Option<T> {
         match result {
             Ok(value) => Some(value),
             Err(message) => {
-                eprintln!("error: the {section} section failed: {message}");
-                self.0.push((section.to_owned(), message));
+                self.run.println(&format!("error: the {section} section failed: {message}"));
+                self.sections.push((section.to_owned(), message));
                 None
             }
         }

@@ -3,7 +3,7 @@
 /// How much measuring to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effort {
-    /// Default: the whole report in about three and a half minutes on two cores.
+    /// Default: the whole report in a few minutes (`--help` says how long).
     Quick,
     /// More samples and processes, for numbers worth publishing.
     Full,
@@ -150,15 +150,22 @@ impl Options {
     }
 }
 
-/// Usage text for `--help` and errors.
-pub const USAGE: &str = "\
+/// Usage text for `--help` and errors, with the expected duration of each mode.
+pub fn usage() -> String {
+    let (quick, _) = crate::progress::expected_run_secs(Effort::Quick);
+    let (full, programs) = crate::progress::expected_run_secs(Effort::Full);
+    let (quick, full, programs) =
+        (crate::progress::minutes(quick), crate::progress::minutes(full), crate::progress::minutes(programs));
+    format!(
+        "\
 usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N]
                       [--json | --readme] [--list]
 
 Prints a markdown report comparing bumpdown with other bump allocators on stdout
-(progress on stderr) and writes it to <target dir>/bumpdown-report/: report.md,
-report.json, the charts (*.svg), readme-snippet.md and fast-path-listings.md (the
-disassembly the fast-path table counts).
+(one progress line with the time elapsed and left on stderr) and writes it to
+<target dir>/bumpdown-report/: report.md, report.json, the charts (*.svg),
+readme-snippet.md and fast-path-listings.md (the disassembly the fast-path table
+counts).
 
 Sections, and the --filter word that selects each alone:
   speed table      one row per operation: alloc_u8, alloc_str_lit_8, ... (--list)
@@ -174,16 +181,19 @@ Sections, and the --filter word that selects each alone:
   fresh            stumpalo's method: a new arena per sample, 100,000 operations,
                    dropped, mimalloc heap (rows fresh_alloc_u8, ..., fresh_clear)
 
-  --quick          default: about three and a half minutes on two cores
-  --full           more samples and processes, every real program: about six
-                   minutes on two cores, two and a half of them the real programs
+Durations were measured on a two-core VM; the first run also builds (about 1.5 min).
+  --quick          default: about {quick}
+  --full           more samples and processes, every real program: about {full},
+                   {programs} of them the real programs
   --filter SUBSTR  only rows whose name contains SUBSTR; a filter that matches
                    nothing is an error and leaves the previous report files
   --processes N    measure the speed table in N processes
   --json           print the JSON report on stdout instead of markdown
   --readme         print the README snippet on stdout instead (charts and tables,
                    image links pointing at docs/bench/, where to copy the SVGs)
-  --list           print the row names and exit";
+  --list           print the row names and exit"
+    )
+}
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
@@ -245,7 +255,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "-h" | "--help" => options.command = Command::Help,
             // `cargo bench` passes `--bench`; accept it so that works too.
             "--bench" => {}
-            other => return Err(format!("unknown argument {other:?}\n\n{USAGE}")),
+            other => return Err(format!("unknown argument {other:?}\n\n{}", usage())),
         }
     }
     Ok(options)

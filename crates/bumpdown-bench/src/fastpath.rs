@@ -17,7 +17,7 @@ use std::hint::black_box;
 use std::process::Command;
 
 use crate::contenders::Contender;
-use crate::speed::Progress;
+use crate::progress::{Run, Section};
 
 /// The calls measured, in table order.
 pub const CALLS: [&str; 6] =
@@ -295,9 +295,9 @@ pub enum FastPath {
 }
 
 /// Runs every probe once, disassembles this executable and counts.
-pub fn measure() -> FastPath {
-    let mut progress = Progress::new("fast path".to_owned(), 2);
-    progress.show("probes");
+pub fn measure(run: &Run) -> FastPath {
+    run.section(Section::FastPath, 2);
+    run.step("probes");
     let mut sets = vec![
         bumpdown_arena::run(),
         bumpdown_scope::run(),
@@ -310,7 +310,7 @@ pub fn measure() -> FastPath {
         blink::run(),
     ];
     sets.extend(c_columns());
-    progress.show("objdump");
+    run.step("objdump");
     let outcome = disassemble().map(|asm| {
         let mut probes = Vec::new();
         for (contender, symbols) in &sets {
@@ -333,7 +333,6 @@ pub fn measure() -> FastPath {
         }
         probes
     });
-    progress.done();
     match outcome {
         Ok(probes) => FastPath::Counted(probes),
         Err(why) => FastPath::Unavailable(why),
@@ -507,7 +506,9 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "runs objdump")]
     fn every_probe_is_found_and_counted_up_to_its_ret() {
-        match measure() {
+        let run =
+            crate::progress::Run::hidden(vec![crate::progress::Planned { section: Section::FastPath, secs: 1.0 }]);
+        match measure(&run) {
             FastPath::Counted(probes) => {
                 // The contenders, the scope handle, the bumpalo facade and three C
                 // columns.

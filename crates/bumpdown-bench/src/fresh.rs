@@ -19,6 +19,7 @@ use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
 use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
+use crate::progress::{Run, Section};
 use crate::rows::Words;
 use crate::sources;
 
@@ -73,22 +74,23 @@ impl FreshResults {
     }
 }
 
-/// Whether `options` select any row of the table.
-pub fn selected(options: &Options) -> bool {
-    ROWS.iter().any(|row| options.selects(&format!("fresh_{row}")))
+/// How many rows of the table `options` select.
+pub fn selected_rows(options: &Options) -> usize {
+    ROWS.iter().filter(|row| options.selects(&format!("fresh_{row}"))).count()
 }
 
 /// Runs the child processes and gathers the table.
-pub fn measure(options: &Options) -> Result<FreshResults, String> {
+pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
     let mut per_cell: Vec<(&'static str, &'static str, Vec<f64>)> = Vec::new();
-    for index in 0..processes {
-        eprintln!("[fresh {}/{processes}] fresh arena per sample, mimalloc heap", index + 1);
+    run.section(Section::Fresh, processes);
+    for _ in 0..processes {
+        run.step("processes on a mimalloc heap");
         let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];
         if let Some(filter) = &options.filter {
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
-        let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)])?;
+        let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         for line in out.lines() {
             let bad = || format!("fresh child: cannot parse line {line:?}");
             let mut fields = line.split('\t');

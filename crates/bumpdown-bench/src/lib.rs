@@ -22,6 +22,7 @@ pub mod kernels;
 mod machine;
 mod procs;
 mod programs;
+mod progress;
 mod realuse;
 mod report;
 mod resets;

@@ -5,24 +5,27 @@
 
 use std::process::{Command, Stdio};
 
-/// Runs this executable with `args`, passing its stderr (progress) through, and
-/// returns what it printed on stdout.
-pub fn run_self(args: &[String]) -> Result<String, String> {
-    run_self_with_env(args, &[])
+use crate::progress::Run;
+
+/// Runs this executable with `args` and returns what it printed on stdout. What it
+/// printed on stderr goes above the progress line, or into the error if it failed.
+pub fn run_self(args: &[String], run: &Run) -> Result<String, String> {
+    run_self_with_env(args, &[], run)
 }
 
 /// [`run_self`], with `env` added to the child's environment.
-pub fn run_self_with_env(args: &[String], env: &[(&str, &str)]) -> Result<String, String> {
+pub fn run_self_with_env(args: &[String], env: &[(&str, &str)], run: &Run) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     let output = Command::new(&exe)
         .args(args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        return Err(format!("child {args:?} failed: {}", output.status));
+        return Err(format!("child {args:?} failed: {}: {}", output.status, stderr.trim()));
     }
+    run.println(&stderr);
     String::from_utf8(output.stdout).map_err(|_| format!("child {args:?} printed non-UTF-8"))
 }

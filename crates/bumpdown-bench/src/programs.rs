@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::cli::{Effort, Options};
-use crate::speed::Progress;
+use crate::progress::{Run, Section};
 
 /// What the scripts printed.
 #[derive(Clone, Debug)]
@@ -36,7 +36,7 @@ fn root() -> PathBuf {
 }
 
 /// Runs one script and returns its standard output.
-fn run(script: &str, rounds: usize, preload_programs: &str) -> Result<String, String> {
+fn run_script(script: &str, rounds: usize, preload_programs: &str) -> Result<String, String> {
     let path = root().join(script);
     let output = Command::new("sh")
         .arg(&path)
@@ -58,17 +58,17 @@ fn run(script: &str, rounds: usize, preload_programs: &str) -> Result<String, St
 /// Runs both scripts: FileCheck only and two interleaved rounds in quick mode (within the
 /// three-minute budget; one round alone swung by 40% with the host's load), every program
 /// and three rounds with `--full`.
-pub fn measure(options: &Options) -> Result<Programs, String> {
+pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
     let (rounds, preload_programs) = match options.effort {
         Effort::Quick => (2, "FileCheck"),
         Effort::Full => (3, "FileCheck clang jq"),
     };
-    let mut progress = Progress::new("programs".to_owned(), 2);
-    progress.show("LD_PRELOAD");
-    let mut output = run("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
-    progress.show("serde_json");
+    run.section(Section::Preload, 1);
+    run.step(&format!("{preload_programs}, {rounds} rounds (crates/bumpdown-malloc/bench/preload.sh)"));
+    let mut output = run_script("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
+    run.section(Section::Json, 1);
+    run.step(&format!("{rounds} rounds (crates/bumpdown-global/json-bench/bench.sh)"));
     output.push('\n');
-    output.push_str(&run("crates/bumpdown-global/json-bench/bench.sh", rounds, "")?);
-    progress.done();
+    output.push_str(&run_script("crates/bumpdown-global/json-bench/bench.sh", rounds, "")?);
     Ok(Programs { rounds, preload_programs, output })
 }

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use crate::harness;
 use crate::heap;
-use crate::speed::Progress;
+use crate::progress::{Run, Section};
 
 /// Bytes of source to generate.
 pub const SOURCE_BYTES: usize = 8 << 20;
@@ -545,13 +545,13 @@ fn run_once(way: usize, src: &str) -> RunFigures {
 
 /// Generates the source and runs every way `runs` times, interleaved, after one
 /// warm-up round.
-pub fn measure(runs: usize) -> Result<RealUse, String> {
-    let mut progress = Progress::new("real use".to_owned(), 2 + runs);
-    progress.show("generating the source");
+pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
+    run.section(Section::RealUse, 2 + runs);
+    run.step("generating the source");
     let source = generate(SOURCE_BYTES);
     let mut figures: Vec<Vec<RunFigures>> = WAYS.iter().map(|_| Vec::new()).collect();
     for round in 0..=runs {
-        progress.show(if round == 0 { "warm-up" } else { "parse, evaluate, drop" });
+        run.step(if round == 0 { "warm-up" } else { "parse, evaluate, drop" });
         for offset in 0..WAYS.len() {
             let way = (round + offset) % WAYS.len();
             let run = run_once(way, &source.text);
@@ -560,7 +560,6 @@ pub fn measure(runs: usize) -> Result<RealUse, String> {
             }
         }
     }
-    progress.done();
     let ways: Vec<WayResult> = WAYS
         .iter()
         .zip(figures)

@@ -17,8 +17,9 @@ use crate::collection_kernels as ck;
 use crate::harness::{self, Clock, Plan, Sampler};
 use crate::kernels::{self, Alloc, Form};
 use crate::procs;
+use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
-use crate::speed::{self, Progress};
+use crate::speed;
 use crate::text::thousands;
 
 /// Allocations per sample in the loop rows (as in the speed table's small rows).
@@ -406,7 +407,7 @@ impl ScopeResults {
 // ----- Parent ----------------------------------------------------------------------
 
 /// Runs the child processes; `None` when no row is selected.
-pub fn measure(options: &Options) -> Result<Option<ScopeResults>, String> {
+pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, String> {
     let rows: Vec<RowInfo> = selected(options.filter.as_deref())
         .into_iter()
         .map(|row| RowInfo { name: row.name.to_owned(), what: row.what, table: row.table })
@@ -419,7 +420,9 @@ pub fn measure(options: &Options) -> Result<Option<ScopeResults>, String> {
     let mut raw = Vec::new();
     let mut stack_offsets = Vec::new();
     let mut clock_overheads = Vec::new();
+    run.section(Section::Scopes, processes);
     for index in 0..processes {
+        run.step(&format!("processes of {} rows", rows.len()));
         let mut args = vec![
             "--child".to_owned(),
             "scopes".to_owned(),
@@ -431,7 +434,7 @@ pub fn measure(options: &Options) -> Result<Option<ScopeResults>, String> {
         if let Some(filter) = &options.filter {
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
-        let output = procs::run_self(&args)?;
+        let output = procs::run_self(&args, run)?;
         parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
     }
     Ok(Some(ScopeResults {
@@ -543,12 +546,12 @@ fn combine(raw: Vec<Vec<RawCell>>) -> Vec<CellResult> {
 /// Child side: measures the selected rows on a shifted stack and prints raw samples.
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
     let options = options.clone();
-    let out = speed::on_shifted_stack(index, move || measure_rows(&options, index))?;
+    let out = speed::on_shifted_stack(index, move || measure_rows(&options))?;
     std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
 }
 
 #[inline(never)]
-fn measure_rows(options: &Options, index: usize) -> String {
+fn measure_rows(options: &Options) -> String {
     let rows = selected(options.filter.as_deref());
     let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
     let marker = 0u8;
@@ -557,9 +560,7 @@ fn measure_rows(options: &Options, index: usize) -> String {
     let clock = Clock::calibrate();
 
     let mut out = format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns());
-    let mut progress = Progress::new(format!("scopes {}/{}", index + 1, options.processes()), rows.len());
     for row in &rows {
-        progress.show(row.name);
         let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
         for (way, samples) in ways.into_iter().zip(results) {
@@ -571,7 +572,6 @@ fn measure_rows(options: &Options, index: usize) -> String {
             out.push('\n');
         }
     }
-    progress.done();
     out
 }
 

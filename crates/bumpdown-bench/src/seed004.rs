@@ -28,7 +28,7 @@ use bumpdown::{ResetPolicy, VmArena, VmOptions};
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
-use crate::speed::Progress;
+use crate::progress::{self, Section};
 
 /// Allocations per pass.
 pub const COUNT: usize = 10_000_000;
@@ -78,19 +78,18 @@ pub fn names() -> Vec<String> {
 }
 
 /// Parent side: runs one child per contender.
-pub fn measure(options: &Options) -> Result<Vec<Seed004Result>, String> {
+pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Result>, String> {
     let names = names();
     let rounds = rounds(options.effort);
-    let mut progress = Progress::new("seed004".to_owned(), names.len() * rounds);
+    run.section(Section::Seed004, names.len() * rounds);
     let mut runs: Vec<Vec<Seed004Result>> = vec![Vec::new(); names.len()];
     for _ in 0..rounds {
         for (name, runs) in names.iter().zip(&mut runs) {
-            progress.show(name);
-            let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()])?;
+            run.step(name);
+            let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()], run)?;
             runs.push(parse(&output).ok_or_else(|| format!("seed004 child {name}: bad output {output:?}"))?);
         }
     }
-    progress.done();
     Ok(runs.iter().map(|runs| median_run(runs)).collect())
 }
 

@@ -12,13 +12,14 @@
 //! per-process *ratio* to the row's fastest is kept too: it shows what placement
 //! does to the comparison itself.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan};
 use crate::kernels::Form;
 use crate::procs;
+use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
 
 /// A row, without its samplers.
@@ -132,7 +133,7 @@ impl SpeedResults {
 }
 
 /// Parent side: runs the children and gathers their samples.
-pub fn measure(options: &Options) -> Result<SpeedResults, String> {
+pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
     let rows: Vec<RowInfo> = rows::selected(options.filter.as_deref())
         .into_iter()
         .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
@@ -143,7 +144,9 @@ pub fn measure(options: &Options) -> Result<SpeedResults, String> {
     let mut stack_offsets = Vec::new();
     let mut clock_overheads = Vec::new();
     if !rows.is_empty() {
+        run.section(Section::Speed, processes);
         for index in 0..processes {
+            run.step(&format!("processes of {} rows", rows.len()));
             let mut args = vec![
                 "--child".to_owned(),
                 "speed".to_owned(),
@@ -155,7 +158,7 @@ pub fn measure(options: &Options) -> Result<SpeedResults, String> {
             if let Some(filter) = &options.filter {
                 args.extend(["--filter".to_owned(), filter.clone()]);
             }
-            let output = procs::run_self(&args)?;
+            let output = procs::run_self(&args, run)?;
             parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
         }
     }
@@ -283,7 +286,7 @@ fn combine(raw: Vec<RawCell>) -> Vec<CellResult> {
 /// or more processes every 16-byte slot of a cache line is measured once.
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
     let options = options.clone();
-    let out = on_shifted_stack(index, move || measure_rows(&options, index))?;
+    let out = on_shifted_stack(index, move || measure_rows(&options))?;
     std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
 }
 
@@ -315,7 +318,7 @@ fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
 
 /// Measures every selected row and returns the lines for the parent.
 #[inline(never)]
-fn measure_rows(options: &Options, index: usize) -> String {
+fn measure_rows(options: &Options) -> String {
     let rows = rows::selected(options.filter.as_deref());
     let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
     let marker = 0u8;
@@ -325,9 +328,7 @@ fn measure_rows(options: &Options, index: usize) -> String {
 
     let mut out = String::new();
     out.push_str(&format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns()));
-    let mut progress = Progress::new(format!("speed {}/{}", index + 1, options.processes()), rows.len());
     for row in &rows {
-        progress.show(&row.name);
         let (labels, mut samplers): (Vec<_>, Vec<_>) =
             row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
@@ -340,51 +341,5 @@ fn measure_rows(options: &Options, index: usize) -> String {
             out.push('\n');
         }
     }
-    progress.done();
     out
-}
-
-/// Progress on stderr: one rewritten line on a terminal, a line per tenth of the
-/// work otherwise (so logs stay short).
-pub struct Progress {
-    label: String,
-    total: usize,
-    done: usize,
-    terminal: bool,
-    started: Instant,
-}
-
-impl Progress {
-    /// Starts reporting `total` steps under `label`.
-    pub fn new(label: String, total: usize) -> Self {
-        Self { label, total, done: 0, terminal: std::io::stderr().is_terminal(), started: Instant::now() }
-    }
-
-    /// Announces the next step, with the time so far and an estimate of what is left
-    /// (the mean of the steps done so far, times the steps to go).
-    pub fn show(&mut self, what: &str) {
-        self.done += 1;
-        let (done, total, label) = (self.done, self.total, &self.label);
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let left = if done > 1 {
-            format!(", about {:.0} s left", elapsed / (done - 1) as f64 * (total + 1 - done) as f64)
-        } else {
-            String::new()
-        };
-        let line = format!("[{label}] {done}/{total} {what} ({elapsed:.0} s{left})");
-        if self.terminal {
-            eprint!("\r\x1b[2K{line}");
-        } else if done == 1 || done * 10 / total != (done - 1) * 10 / total {
-            eprintln!("{line}");
-        }
-    }
-
-    /// Ends the progress line.
-    pub fn done(&self) {
-        let secs = self.started.elapsed().as_secs_f64();
-        if self.terminal {
-            eprint!("\r\x1b[2K");
-        }
-        eprintln!("[{}] done in {secs:.1} s", self.label);
-    }
 }

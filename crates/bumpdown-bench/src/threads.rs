@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
-use crate::speed::Progress;
+use crate::progress::{Run, Section};
 
 /// Allocations per thread per sample.
 pub const PER_THREAD: usize = 200_000;
@@ -161,14 +161,14 @@ pub fn selected(options: &Options) -> bool {
 }
 
 /// Measures every row.
-pub fn measure(options: &Options) -> Vec<ThreadCell> {
+pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
     let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
     let clock = Clock::calibrate();
     let rows: Vec<(usize, Mode)> = THREAD_COUNTS.iter().flat_map(|&t| [(t, Mode::Shared), (t, Mode::Local)]).collect();
-    let mut progress = Progress::new("threads".to_owned(), rows.len());
+    run.section(Section::Threads, rows.len());
     let mut cells = Vec::new();
     for (threads, mode) in rows {
-        progress.show(&format!("{threads} thread(s), {}", mode.key()));
+        run.step(&format!("{threads} thread(s), {}", mode.key()));
         let (names, mut samplers): (Vec<_>, Vec<_>) = samplers(threads, mode).into_iter().unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
         for (contender, samples) in names.into_iter().zip(results) {
@@ -177,6 +177,5 @@ pub fn measure(options: &Options) -> Vec<ThreadCell> {
             cells.push(ThreadCell { threads, mode, contender, median_ns, range: (ns[0], ns[ns.len() - 1]) });
         }
     }
-    progress.done();
     cells
 }

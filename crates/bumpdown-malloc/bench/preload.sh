@@ -16,13 +16,18 @@ BENCH=$ROOT/crates/bumpdown-malloc/bench
 OUT=$("$ROOT/scripts/target-dir.sh")/bumpdown-preload
 mkdir -p "$OUT"
 SO=$(python3 "$ROOT/scripts/built.py" libbumpdown_malloc.so -- --release -q -p bumpdown-malloc --manifest-path "$ROOT/Cargo.toml")
+# MIMALLOC_SO names the library to use instead of the usual places (a missing file: skipped).
 ALLOCS="glibc= bumpdown=LD_PRELOAD=$SO"
-for mi in /usr/lib/x86_64-linux-gnu/libmimalloc.so /usr/lib/aarch64-linux-gnu/libmimalloc.so /usr/lib64/libmimalloc.so; do
+for mi in ${MIMALLOC_SO:-/usr/lib/x86_64-linux-gnu/libmimalloc.so /usr/lib/aarch64-linux-gnu/libmimalloc.so /usr/lib64/libmimalloc.so}; do
     if [ -e "$mi" ]; then ALLOCS="glibc= mimalloc=LD_PRELOAD=$mi bumpdown=LD_PRELOAD=$SO"; break; fi
 done
 case "$ALLOCS" in
 *mimalloc*) ;;
-*) echo "mimalloc: SKIPPED in every table below (libmimalloc.so not installed; Debian: libmimalloc-dev)" ;;
+*)
+    echo "mimalloc: SKIPPED in every table below (libmimalloc.so not installed; Debian: libmimalloc-dev)"
+    # run.py names it in each table, with the reason.
+    export SKIPPED_ALLOCATORS="mimalloc:libmimalloc.so not installed (Debian: libmimalloc-dev)"
+    ;;
 esac
 python3 "$BENCH/gen_inputs.py" "$OUT"
 

@@ -19,6 +19,9 @@ it was the one in effect: the run gets BUMPDOWN_STATS=<a fresh file>, and the li
 exit line there must name the run's own pid and show bytes served. A missing or
 mistyped library (which the loader would silently skip, measuring glibc instead) stops
 the whole measurement.
+
+An allocator that cannot run here (mimalloc not installed) is named in the table all the
+same: SKIPPED_ALLOCATORS="LABEL:REASON[;LABEL:REASON]" adds a row saying it was skipped, and why.
 """
 import os
 import statistics
@@ -92,6 +95,9 @@ def main():
         paired = [r[0] / b[0] for r, b in zip(results[label], results[base])]
         p = f"{statistics.median(paired):.3f}x ({min(paired):.2f}..{max(paired):.2f})"
         print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {m / 1024:.1f} | {t / base_t:.3f}x | {c / base_c:.3f}x | {p} | {m / base_m:.2f}x | {sorted(statuses[label])} |")
+    for skipped in filter(None, os.environ.get("SKIPPED_ALLOCATORS", "").split(";")):
+        label, _, reason = skipped.partition(":")
+        print(f"| {name} | {label} | skipped: {reason.strip() or 'not available'} |" + " — |" * 9)
     first = statuses[allocs[0][0]]
     if any(s != first for s in statuses.values()):
         print(f"exit statuses differ: {statuses}", file=sys.stderr)

@@ -54,11 +54,13 @@ fn stats_line_at_exit() {
     }
     let so = common::library().display().to_string();
     let mut cmd = Command::new("python3");
-    cmd.args(["-c", "print(len([str(i) for i in range(100000)]))"]);
+    cmd.args(["-c", "import os; print(len([str(i) for i in range(100000)]), os.getpid())"]);
     let out = common::run(cmd, &[("LD_PRELOAD", &so), ("BUMPDOWN_STATS", "1")], None);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "100000");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let (count, pid) = stdout.trim().split_once(' ').expect("count and pid");
+    assert_eq!(count, "100000");
     // A launcher script may print lines of its own; the Python process used over 1 MiB.
     let used = |l: &str| -> usize {
         l.split(" used=").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0)
@@ -72,4 +74,7 @@ fn stats_line_at_exit() {
     for field in ["reserved=4294967296", "used=", "peak=", "fallbacks=", "huge_pages=", "maxrss_kib="] {
         assert!(line.contains(field), "{line}");
     }
+    // The line says which process it is: a run of several programs can tell them apart.
+    assert!(line.contains(&format!(" pid={pid} ")), "not process {pid}: {line}");
+    assert!(line.contains(" exe=") && line.contains("python"), "{line}");
 }

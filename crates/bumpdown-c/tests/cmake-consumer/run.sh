@@ -24,6 +24,11 @@ fail() {
 echo "== make install PREFIX=$prefix"
 "${MAKE:-make}" -C "$root/crates/bumpdown-c" install PREFIX="$prefix"
 ls -l "$prefix/lib/libbumpdown.a" "$prefix/lib/libbumpdown.so.0" "$prefix/lib/cmake/bumpdown"
+# The static library stays lean (README, "The size of libbumpdown.a": 1,411,232 bytes on
+# x86_64). Without LTO it is 3.9 MB, unstripped 7.7 MB, as a plain staticlib 22 MB.
+size=$(wc -c <"$prefix/lib/libbumpdown.a")
+echo "libbumpdown.a: $size bytes"
+[ "$size" -lt 3000000 ] || fail "libbumpdown.a is $size bytes: the LTO build or the strip step is lost"
 # Programs must not find the library through the environment: that would hide a missing
 # RUNPATH.
 unset LD_LIBRARY_PATH || true
