@@ -266,6 +266,39 @@ pub fn bump_fetched(old: usize, bottom: usize, span: usize, size: usize) -> Opti
     }
 }
 
+/// How many bytes a `fetch_sub` must take for `size` bytes (a multiple of `word`)
+/// aligned to `align` (a power of two, at most `CHUNK_ALIGN`), below a `top` that is a
+/// multiple of `word`: the size, plus `align - word` when the alignment is larger, so
+/// that an aligned start lies inside the bytes taken whatever `top` was.
+#[inline(always)]
+pub fn fetched_take(size: usize, align: usize, word: usize) -> usize {
+    debug_assert!(size % word == 0 && align <= CHUNK_ALIGN);
+    size + (align.max(word) - word)
+}
+
+/// The aligned start of a block of `size` bytes taken by a `fetch_sub(take)` (see
+/// [`fetched_take`]) that returned `old`, a multiple of `word`; `None` when it did not
+/// fit (as [`bump_fetched`]).
+///
+/// One more `and` than `bump_fetched` for a type aligned more than `word`, and none
+/// otherwise: `old - size` is then already aligned.
+#[inline(always)]
+pub fn bump_fetched_aligned(
+    old: usize,
+    bottom: usize,
+    span: usize,
+    take: usize,
+    size: usize,
+    align: usize,
+) -> Option<usize> {
+    // The bytes taken are `start..old`, `start = old - take`.
+    bump_fetched(old, bottom, span, take)?;
+    // `old >= take >= size`, and `old - size` is a multiple of `word`, so rounding it
+    // down to `align` drops at most `align - word` bytes: it stays at or above
+    // `old - take`, and the block ends at most at `old`.
+    Some(round_down(old - size, align))
+}
+
 /// For a compare-and-swap loop: the new `top` (the block's start) for `size` bytes
 /// aligned to `align.max(word)` below a `top` read from the atomic, in the range
 /// `bottom..bottom + span`; `None` if they do not fit (or `top` is out of range).
@@ -388,6 +421,26 @@ mod tests {
             }
         }
         assert_eq!(bump_up_array(B, end, usize::MAX, 8, 8, 1), None);
+    }
+
+    /// The over-taking `fetch_sub` of aligned types always lands an aligned block inside
+    /// the bytes it took, and fails exactly when they do not fit.
+    #[test]
+    fn fetched_aligned_blocks_lie_inside_what_was_taken() {
+        let (bottom, end, word) = (B, B + 4096, 8);
+        for top in (bottom..=end).step_by(word).chain([0, 8, B - 8, end + 8]) {
+            for size in [8, 16, 24, 64, 1000, 4096] {
+                for align in [1, 8, 16] {
+                    let take = fetched_take(size, align, word);
+                    let got = bump_fetched_aligned(top, bottom, end - bottom, take, size, align);
+                    let fits = top.checked_sub(take).is_some_and(|s| s >= bottom && top <= end);
+                    assert_eq!(got.is_some(), fits, "{top} {size} {align}");
+                    if let Some(p) = got {
+                        assert!(p % align == 0 && p >= top - take && p + size <= top, "{top} {size} {align}");
+                    }
+                }
+            }
+        }
     }
 
     /// The atomic helpers agree with a checked model, for `top` anywhere (a failed

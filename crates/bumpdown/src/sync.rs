@@ -115,7 +115,7 @@ impl Lane {
     #[inline(always)]
     fn bump(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
         // SAFETY: inside a live chunk, so not null.
-        self.window().bump(size, align).map(|p| unsafe { NonNull::new_unchecked(p) })
+        self.window().bump_padded(size, align).map(|p| unsafe { NonNull::new_unchecked(p) })
     }
 }
 
@@ -195,6 +195,9 @@ impl SharedChunk {
     /// Takes `size` bytes aligned to `align` (a power of two; `size > 0`) from the free
     /// part, or `None` if they do not fit. The blocks carry no data between threads, so
     /// the atomic steps need no ordering beyond their own atomicity.
+    ///
+    /// Exact: the block ends where `top` was, so a block that is still the newest can be
+    /// given back by moving `top` up again (a handle's window, see `give_back`).
     #[inline(always)]
     fn bump(&self, size: usize, align: usize) -> Option<*mut u8> {
         if align <= WORD && size <= MIN_BOTTOM {
@@ -203,6 +206,30 @@ impl SharedChunk {
             let old = self.top.fetch_sub(size, Ordering::Relaxed);
             return bumping::bump_fetched(old, self.bottom, self.span, size).map(|start| self.base.with_addr(start));
         }
+        self.bump_cas(size, align)
+    }
+
+    /// Like `bump`, for the typed API's blocks in a lane's window, which are never given
+    /// back: a type aligned to 16 takes 8 bytes more, so that an aligned block lies inside
+    /// whatever one `lock xadd` takes (at most 8 bytes of padding, where `bump` needs a
+    /// compare-and-swap loop). Measured through `&SyncArena`, one thread: `alloc::<u128>`
+    /// from 4.36 to 3.78 ns (report, through-a-reference table, same run, 2-core AMD EPYC
+    /// VM).
+    #[inline(always)]
+    fn bump_padded(&self, size: usize, align: usize) -> Option<*mut u8> {
+        if align <= CHUNK_ALIGN && size <= MIN_BOTTOM {
+            let size = bumping::round_up(size, WORD);
+            let take = bumping::fetched_take(size, align, WORD);
+            let old = self.top.fetch_sub(take, Ordering::Relaxed);
+            return bumping::bump_fetched_aligned(old, self.bottom, self.span, take, size, align)
+                .map(|start| self.base.with_addr(start));
+        }
+        self.bump_cas(size, align)
+    }
+
+    /// `bump` for any size and alignment: a compare-and-swap loop.
+    #[inline(always)]
+    fn bump_cas(&self, size: usize, align: usize) -> Option<*mut u8> {
         let mut top = self.top.load(Ordering::Relaxed);
         loop {
             let new = bumping::bump_shared(top, self.bottom, self.span, size, align, WORD)?;
@@ -815,7 +842,7 @@ impl<A: BackingAllocator> Engine for SyncArena<A> {
         }
         // Straight to the window's `Option<*mut u8>`: a detour through `Option<NonNull>`
         // costs a null test on the way back.
-        self.lanes.get(LANE.get())?.window().bump(size, align)
+        self.lanes.get(LANE.get())?.window().bump_padded(size, align)
     }
 
     /// The lane missed: see `alloc_slow_lane`.
