@@ -5,8 +5,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::bumping::{
-    bump, bump_array, bump_checked, bump_fetched, bump_shared, bump_small, bump_up, bump_up_array, bump_up_small,
-    round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
+    bump, bump_array, bump_checked, bump_fetched, bump_fetched_aligned, bump_shared, bump_small, bump_up,
+    bump_up_array, bump_up_small, fetched_take, round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -123,6 +123,19 @@ fn check(raw: Raw) {
         fetched,
         "bump_fetched({top:#x}, {bottom:#x}, {end:#x})"
     );
+    // The over-taking `fetch_sub` of a type aligned to at most 16, from a `top` that is a
+    // multiple of the word (as a window's is): the block is aligned and lies inside the
+    // bytes taken, exactly when they fit.
+    if align <= CHUNK_ALIGN && word_size <= MIN_BOTTOM {
+        let top = round_down(top, word);
+        let take = fetched_take(word_size, align, word);
+        let taken = (bottom <= top && top <= end && top - bottom >= take).then(|| top - take);
+        let got = bump_fetched_aligned(top, bottom, end - bottom, take, word_size, align);
+        assert_eq!(got.is_some(), taken.is_some(), "bump_fetched_aligned({top:#x}, {word_size}, {align})");
+        if let (Some(p), Some(start)) = (got, taken) {
+            assert!(p % align == 0 && p >= start && p + word_size <= top, "bump_fetched_aligned: {p:#x}");
+        }
+    }
     let shared =
         (in_range && top - bottom >= size).then(|| round_down(top - size, align.max(word))).filter(|&p| p >= bottom);
     assert_eq!(
