@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
 use crate::progress::{self, Run, Section};
-use crate::{fastpath, fresh, machine, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
+use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
 pub fn main() -> ExitCode {
@@ -19,7 +19,10 @@ pub fn main() -> ExitCode {
     let outcome = match &options.command {
         Command::List => list(&options),
         Command::Help => {
-            println!("{}", cli::usage());
+            let (quick, _) = plan::expected_run_secs(cli::Effort::Quick);
+            let (full, programs) = plan::expected_run_secs(cli::Effort::Full);
+            let minutes = progress::minutes;
+            println!("{}", cli::usage(&minutes(quick), &minutes(full), &minutes(programs)));
             Ok(())
         }
         Command::SpeedChild { index } => speed::child_main(&options, *index),
@@ -112,7 +115,7 @@ fn run_report(options: Options) -> Result<(), String> {
             "no rows matched --filter {filter:?} (see --list); nothing measured, the previous report files are kept"
         ));
     }
-    let plan = progress::plan(&options);
+    let plan = plan::plan(&options);
     let planned = |section: Section| plan.iter().any(|p| p.section == section);
     let run = Run::start(plan.clone());
     let mut failed = Failed { run: &run, sections: Vec::new() };

@@ -150,12 +150,11 @@ impl Options {
     }
 }
 
-/// Usage text for `--help` and errors, with the expected duration of each mode.
-pub fn usage() -> String {
-    let (quick, _) = crate::progress::expected_run_secs(Effort::Quick);
-    let (full, programs) = crate::progress::expected_run_secs(Effort::Full);
-    let (quick, full, programs) =
-        (crate::progress::minutes(quick), crate::progress::minutes(full), crate::progress::minutes(programs));
+/// Usage text for `--help`, with the expected duration of a quick and a full run and
+/// of the full run's real programs (`plan::expected_run_secs` computes them: the caller
+/// passes them in, so that this module, which `plan` builds its plans from, does not
+/// depend on it).
+pub fn usage(quick: &str, full: &str, programs: &str) -> String {
     format!(
         "\
 usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N]
@@ -255,7 +254,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> 
             "-h" | "--help" => options.command = Command::Help,
             // `cargo bench` passes `--bench`; accept it so that works too.
             "--bench" => {}
-            other => return Err(format!("unknown argument {other:?}\n\n{}", usage())),
+            other => return Err(format!("unknown argument {other:?} (--help lists the arguments)")),
         }
     }
     Ok(options)

@@ -20,6 +20,7 @@ pub mod heap;
 mod json;
 pub mod kernels;
 mod machine;
+mod plan;
 mod procs;
 mod programs;
 mod progress;

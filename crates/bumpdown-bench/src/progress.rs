@@ -1,4 +1,6 @@
-//! One progress line for the whole report run, on stderr.
+//! One progress line for the whole report run, on stderr. (Which sections a run
+//! measures, and so what it expects, is `plan.rs`: it asks the sections, which report
+//! their progress here.)
 //!
 //! Every section has an expected duration ([`Section::expected_secs`]), measured on the
 //! two-core VM the README's figures come from and kept here. The line shows the time
@@ -18,8 +20,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-use crate::cli::{Effort, Options};
-use crate::{fresh, programs, rows, scopes, threads};
+use crate::cli::Effort;
 
 /// A part of the report that the progress line names and estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,46 +101,9 @@ pub struct Planned {
     pub secs: f64,
 }
 
-/// The sections the options select, in the order the report (`app::run_report`)
-/// measures them, each expected to take its whole time scaled by the share of its rows
-/// (and of its processes, under `--processes`) that the options select.
-pub fn plan(options: &Options) -> Vec<Planned> {
-    let (effort, filter) = (options.effort, options.filter.as_deref());
-    let share = |selected: usize, all: usize| selected as f64 / all.max(1) as f64;
-    let processes = share(options.processes(), effort.processes());
-    let whole = |selected: bool| if selected { 1.0 } else { 0.0 };
-    let shares = [
-        (Section::Speed, share(rows::selected(filter).len(), rows::selected(None).len()) * processes),
-        (Section::Scopes, share(scopes::selected(filter).len(), scopes::selected(None).len()) * processes),
-        (Section::Resets, whole(filter.is_none())),
-        (Section::Fresh, share(fresh::selected_rows(options), fresh::ROWS.len())),
-        (Section::ResetCost, whole(options.selects("reset_cost"))),
-        (Section::Threads, whole(threads::selected(options))),
-        (Section::Seed004, whole(options.selects("seed004"))),
-        (Section::FastPath, whole(options.selects("fast_path"))),
-        (Section::RealUse, whole(options.selects("real_use"))),
-        (Section::Preload, whole(programs::selected(options))),
-        (Section::Json, whole(programs::selected(options))),
-    ];
-    shares
-        .into_iter()
-        .filter(|&(_, share)| share > 0.0)
-        .map(|(section, share)| Planned { section, secs: section.expected_secs(effort) * share })
-        .collect()
-}
-
 /// Seconds the whole plan is expected to take.
 pub fn total_secs(plan: &[Planned]) -> f64 {
     plan.iter().map(|p| p.secs).sum()
-}
-
-/// Seconds a whole run with `effort` and no other option is expected to take, and how
-/// many of them the real programs (the two external scripts) take.
-pub fn expected_run_secs(effort: Effort) -> (f64, f64) {
-    let options = crate::cli::parse([effort.flag().to_owned()]).expect("an effort flag parses");
-    let plan = plan(&options);
-    let programs = plan.iter().filter(|p| matches!(p.section, Section::Preload | Section::Json)).map(|p| p.secs);
-    (total_secs(&plan), programs.sum())
 }
 
 /// "2 min 30 s": `secs` to the nearest ten seconds.
@@ -481,23 +445,6 @@ mod tests {
         run.section(Section::Preload, 1);
         run.finish();
         assert_eq!(lock(&run.state).at(0.0).left, 0.0);
-    }
-
-    #[test]
-    fn the_plan_follows_the_options() {
-        let parse = |line: &str| crate::cli::parse(line.split_whitespace().map(str::to_owned)).unwrap();
-        let sections = |line: &str| plan(&parse(line)).iter().map(|p| p.section).collect::<Vec<_>>();
-        assert_eq!(sections("").len(), 11);
-        assert_eq!(sections("--filter seed004"), [Section::Seed004]);
-        assert_eq!(sections("--filter programs"), [Section::Preload, Section::Json]);
-        // The row alloc_u8 is in the speed table and in the fresh-arena table.
-        assert_eq!(sections("--filter alloc_u8"), [Section::Speed, Section::Fresh]);
-        let (quick, full) = (expected_run_secs(Effort::Quick).0, expected_run_secs(Effort::Full).0);
-        assert!(full > quick, "{full} <= {quick}");
-        let half = total_secs(&plan(&parse("--processes 4")));
-        let speed_and_scopes =
-            Section::Speed.expected_secs(Effort::Quick) + Section::Scopes.expected_secs(Effort::Quick);
-        assert!((quick - half - speed_and_scopes / 2.0).abs() < 1e-9);
     }
 
     #[test]

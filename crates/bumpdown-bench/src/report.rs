@@ -289,7 +289,7 @@ impl Report {
             m.kernel,
             m.rustc,
             self.options.effort.flag(),
-            crate::progress::minutes(crate::progress::expected_run_secs(Effort::Quick).0)
+            crate::progress::minutes(crate::plan::expected_run_secs(Effort::Quick).0)
         );
         how_to_read(&mut md, charts.iter().map(|c| c.file), README_IMAGES);
         let image = |md: &mut String, file: &str| {
