@@ -14,7 +14,7 @@ use core::ops::Deref;
 use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
 use crate::bump_trait::Bump;
-use crate::bumping::{self, round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
+use crate::bumping::{round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::checkpoint::{Checkpoint, Ledger, RawCheckpoint, RewindError};
 
 /// A bump arena over a caller's buffer, with the same allocation API as
@@ -228,17 +228,9 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for FixedArena<'_, MIN_ALIGN> {
         if Layout::from_size_align(size, align).is_err() {
             return Err(AllocError::INVALID_LAYOUT);
         }
-        let ptr = self.ptr.get();
-        // The fast paths are exact, but a caller may skip them.
-        let start = bumping::bump_up(ptr.addr(), self.end.addr(), size, align, MIN_ALIGN).ok_or(AllocError::FULL)?;
-        // `bump_up` checked that the rounded size fits below `end`.
-        let new_ptr = ptr.with_addr(start + round_up(size, MIN_ALIGN));
-        // SAFETY: `new_ptr` lies in `ptr..=end`, a multiple of MIN_ALIGN, derived from
-        // `ptr`; the block starts at or above `ptr >= MIN_BOTTOM`, so not null.
-        unsafe {
-            self.set_cursor(new_ptr);
-            Ok(NonNull::new_unchecked(ptr.with_addr(start)))
-        }
+        // The fast paths are exact, but a caller may skip them; the engine's bump checks
+        // every step. A block lies at or above `ptr >= MIN_BOTTOM`, so it is not null.
+        Engine::bump_layout(self, size, align).and_then(NonNull::new).ok_or(AllocError::FULL)
     }
 }
 

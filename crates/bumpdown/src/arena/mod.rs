@@ -475,18 +475,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
     }
 
-    /// Takes `size` bytes aligned to `align` from the current chunk, every step checked.
+    /// Takes `size` bytes aligned to `align` from the current chunk: the engine's bump,
+    /// whose upward arithmetic checks every step for any size.
     fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
-        let ptr = self.ptr.get();
         // The empty sentinel has room for nothing but zero bytes.
-        let start = bump_up(ptr.addr(), self.end.get().addr(), size, align, MIN_ALIGN)?;
-        // `bump_up` checked that `round_up(size, MIN_ALIGN)` fits below `end`.
-        let new_ptr = ptr.with_addr(start + round_up(size, MIN_ALIGN));
-        // SAFETY: `new_ptr` lies in `ptr..=end`, derived from `ptr`, a multiple of
-        // MIN_ALIGN; the bytes above `ptr` are free.
-        unsafe { self.set_ptr(new_ptr) };
-        // At least `ptr >= MIN_BOTTOM`: not null.
-        NonNull::new(ptr.with_addr(start))
+        NonNull::new(Engine::bump_layout(self, size, align)?)
     }
 
     /// The first spare chunk with room for the request, moved to just after the current
