@@ -5,25 +5,27 @@
 //! at compile time, `bump_array` for lengths known at run time) and the one slow path.
 //! Plain methods panic through `alloc_failed`; `try_` methods return the `AllocError`.
 //!
-//! The API is written once, as the macro `alloc_api!`, and stamped into each face's
+//! The API's bodies are ordinary generic code, the provided methods of
+//! [`Engine`](crate::engine::Engine) (`engine.rs`): each takes and returns raw blocks
+//! (`alloc_value`, `value_block`, `init_array`, `copy_array`, `collect_array`, `format`,
+//! `zeroed_layout_block`), over the two fast paths and the slow path, for both bump
+//! directions. This file only gives those blocks a lifetime: the macro `alloc_api!`
+//! stamps the public signatures, their docs and a short body into each face's
 //! inherent impl, so that `arena.alloc(x)` needs no trait import. The macro's argument
 //! is the lifetime of what it hands out: the borrow of the face (`'_`) for `Arena`, the
-//! scope's brand for `Scope`. The macro holds no bump logic: it reaches memory only
-//! through the [`Engine`](crate::engine::Engine) trait (`engine.rs`), which every face
-//! has, so the fast and slow paths, and the growing and shrinking of arrays, are
-//! written once there for both bump directions.
+//! scope's brand for `Scope`; [`hand_out`] is the one place that lifetime is given.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
 
 /// What `alloc_api!` refers to, for the modules that invoke it.
 pub(crate) mod prelude {
-    pub(crate) use super::{unwrap_or_fail, zst};
-    pub(crate) use crate::engine::{Cursor, Engine};
+    pub(crate) use super::{hand_out, hand_out_slice, unwrap_or_fail};
+    pub(crate) use crate::engine::{formatted_len, Cursor, Engine};
     pub(crate) use crate::error::{alloc_failed, block_or_panic, AllocError};
     pub(crate) use core::alloc::Layout;
-    pub(crate) use core::mem::{self, align_of, size_of, MaybeUninit};
-    pub(crate) use core::ptr::{self, NonNull};
+    pub(crate) use core::mem::{align_of, size_of, MaybeUninit};
+    pub(crate) use core::ptr::NonNull;
 }
 use prelude::*;
 
@@ -43,30 +45,8 @@ macro_rules! alloc_api {
     #[inline(always)]
     #[track_caller]
     pub fn alloc<T>(&self, val: T) -> &$ret mut T {
-        if size_of::<T>() == 0 {
-            return zst(val);
-        }
-        let p = match self.bump_value::<T>() {
-            Some(p) => {
-                // Write before storing the new top, so that a run of allocations keeps
-                // `top` in a register instead of reloading it after each value's store.
-                // SAFETY: `p` is in the free part of the current chunk, aligned for `T`,
-                // with room for it; nothing else uses those bytes.
-                unsafe { p.write(val) };
-                // SAFETY: `p` came from `bump_value` and now holds the value.
-                unsafe { self.claim_value(p) };
-                p
-            }
-            None => {
-                let p = self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast::<T>().as_ptr();
-                // SAFETY: the slow path returned a fresh block of `T`'s layout.
-                unsafe { p.write(val) };
-                p
-            }
-        };
-        // SAFETY: `p` is a fresh, initialized `T` that no one else references; it lives
-        // until the arena is reset (`&mut self`) or dropped, which this borrow prevents.
-        unsafe { &mut *p }
+        // SAFETY: a fresh block holding `val` (`Engine::alloc_value`).
+        unsafe { hand_out(Engine::alloc_value(self, val)) }
     }
 
     /// Like [`alloc`](Self::alloc), returning an error instead of panicking (`val` is
@@ -92,12 +72,12 @@ macro_rules! alloc_api {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> &$ret mut T {
-        let p = self.alloc_block::<T>();
-        // SAFETY: a fresh block for one `T`; `f` may allocate, but the bump pointer has
-        // already moved past this block.
+        let p = Engine::value_block::<T>(self);
+        // SAFETY: a fresh block for one `T`; `f` may allocate, but the block is already
+        // taken. Once written, it holds a `T`.
         unsafe {
             p.as_ptr().write(f());
-            &mut *p.as_ptr()
+            hand_out(p)
         }
     }
 
@@ -105,47 +85,11 @@ macro_rules! alloc_api {
     /// (`f` is not called then).
     #[inline(always)]
     pub fn try_alloc_with<T, F: FnOnce() -> T>(&self, f: F) -> Result<&$ret mut T, AllocError> {
-        let p = self.try_alloc_block::<T>()?;
+        let p = Engine::try_value_block::<T>(self)?;
         // SAFETY: as in `alloc_with`.
         unsafe {
             p.as_ptr().write(f());
-            Ok(&mut *p.as_ptr())
-        }
-    }
-
-    /// A fresh block for a `T`, bump pointer moved, or panics.
-    #[inline(always)]
-    #[track_caller]
-    fn alloc_block<T>(&self) -> NonNull<T> {
-        if size_of::<T>() == 0 {
-            return NonNull::dangling();
-        }
-        match self.bump_value::<T>() {
-            Some(p) => {
-                // SAFETY: from `bump_value`, see `alloc`; inside a chunk, so not null.
-                unsafe {
-                    self.claim_value(p);
-                    NonNull::new_unchecked(p)
-                }
-            }
-            None => self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast(),
-        }
-    }
-
-    #[inline(always)]
-    fn try_alloc_block<T>(&self) -> Result<NonNull<T>, AllocError> {
-        if size_of::<T>() == 0 {
-            return Ok(NonNull::dangling());
-        }
-        match self.bump_value::<T>() {
-            Some(p) => {
-                // SAFETY: from `bump_value`, see `alloc`; inside a chunk, so not null.
-                unsafe {
-                    self.claim_value(p);
-                    Ok(NonNull::new_unchecked(p))
-                }
-            }
-            None => self.slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
+            Ok(hand_out(p))
         }
     }
 
@@ -162,9 +106,9 @@ macro_rules! alloc_api {
     #[inline(always)]
     #[track_caller]
     pub fn alloc_uninit<T>(&self) -> &$ret mut MaybeUninit<T> {
-        // SAFETY: a fresh block for a `T` (or dangling for a zero-sized `T`), which
-        // `MaybeUninit` needs no initialization to view; borrowed as long as the arena.
-        unsafe { self.alloc_block::<T>().cast::<MaybeUninit<T>>().as_mut() }
+        // SAFETY: a fresh block for a `T` (dangling for a zero-sized `T`), which
+        // `MaybeUninit` needs no initialization to view.
+        unsafe { hand_out(Engine::value_block::<T>(self).cast::<MaybeUninit<T>>()) }
     }
 
     /// Like [`alloc_uninit`](Self::alloc_uninit), returning an error instead of
@@ -172,7 +116,7 @@ macro_rules! alloc_api {
     #[inline(always)]
     pub fn try_alloc_uninit<T>(&self) -> Result<&$ret mut MaybeUninit<T>, AllocError> {
         // SAFETY: as in `alloc_uninit`.
-        Ok(unsafe { self.try_alloc_block::<T>()?.cast::<MaybeUninit<T>>().as_mut() })
+        Ok(unsafe { hand_out(Engine::try_value_block::<T>(self)?.cast::<MaybeUninit<T>>()) })
     }
 
     /// Allocates room for `len` elements of `T`, uninitialized.
@@ -197,10 +141,10 @@ macro_rules! alloc_api {
     /// of panicking.
     #[inline(always)]
     pub fn try_alloc_uninit_slice<T>(&self, len: usize) -> Result<&$ret mut [MaybeUninit<T>], AllocError> {
-        let p = self.alloc_array::<T>(len)?;
-        // SAFETY: a fresh block for `len` elements (or dangling for a zero-sized `T`),
-        // which `MaybeUninit` needs no initialization to view.
-        Ok(unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) })
+        let p = Engine::alloc_array::<T>(self, len)?;
+        // SAFETY: a fresh block for `len` elements (dangling for a zero-sized `T`), which
+        // `MaybeUninit` needs no initialization to view.
+        Ok(unsafe { hand_out_slice(p.cast::<MaybeUninit<T>>(), len) })
     }
 
     /// Allocates room for `len` elements of `T` with every byte zero. Whether all-zero
@@ -249,10 +193,7 @@ macro_rules! alloc_api {
     pub fn alloc_fmt(&self, args: core::fmt::Arguments<'_>) -> &$ret mut str {
         match self.try_alloc_fmt(args) {
             Ok(s) => s,
-            Err(err) => {
-                let len = $crate::alloc_api::formatted_len(args).unwrap_or(usize::MAX);
-                alloc_failed(len, 1, err)
-            }
+            Err(err) => alloc_failed(formatted_len(args).unwrap_or(usize::MAX), 1, err),
         }
     }
 
@@ -263,13 +204,9 @@ macro_rules! alloc_api {
     /// If a `Display` implementation fails or prints something else the second time.
     #[inline]
     pub fn try_alloc_fmt(&self, args: core::fmt::Arguments<'_>) -> Result<&$ret mut str, AllocError> {
-        if let Some(s) = args.as_str() {
-            return self.try_alloc_str(s);
-        }
-        let len = $crate::alloc_api::formatted_len(args).expect("a Display implementation returned an error");
-        let buf = self.try_alloc_uninit_slice::<u8>(len)?;
-        let text = $crate::alloc_api::format_into(buf, args);
-        Ok(text)
+        let (p, len) = Engine::format(self, args)?;
+        // SAFETY: `Engine::format` filled the fresh block with `len` bytes of UTF-8.
+        Ok(unsafe { core::str::from_utf8_unchecked_mut(hand_out_slice(p, len)) })
     }
 
     /// Runs `init` on a fresh array of `len` uninitialized `T` and returns it as
@@ -280,14 +217,10 @@ macro_rules! alloc_api {
         len: usize,
         init: impl FnOnce(&mut [MaybeUninit<T>]),
     ) -> Result<&$ret mut [T], AllocError> {
-        let p = self.alloc_array::<T>(len)?;
-        // SAFETY: `p` is a fresh block for `len` elements (or dangling for a zero-sized
-        // `T`), which `MaybeUninit` needs no initialization to view.
-        let slice = unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) };
-        init(slice);
+        let p = Engine::init_array(self, len, init)?;
         // SAFETY: `init` initialized every element (callers below do so on every path
         // that returns; on a panic this is never reached, and the written elements leak).
-        Ok(unsafe { &mut *(slice as *mut [MaybeUninit<T>] as *mut [T]) })
+        Ok(unsafe { hand_out_slice(p, len) })
     }
 
     /// Copies a slice into the arena.
@@ -308,13 +241,9 @@ macro_rules! alloc_api {
     /// panicking.
     #[inline(always)]
     pub fn try_alloc_slice_copy<T: Copy>(&self, src: &[T]) -> Result<&$ret mut [T], AllocError> {
-        let p = self.alloc_array::<T>(src.len())?;
-        // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
-        // `src` (live memory the arena did not just hand out).
-        unsafe {
-            ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len());
-            Ok(core::slice::from_raw_parts_mut(p.as_ptr(), src.len()))
-        }
+        let p = Engine::copy_array(self, src)?;
+        // SAFETY: a fresh block holding a copy of `src`.
+        Ok(unsafe { hand_out_slice(p, src.len()) })
     }
 
     /// Clones each element of a slice into the arena.
@@ -483,37 +412,9 @@ macro_rules! alloc_api {
     /// Like [`alloc_iter`](Self::alloc_iter), returning an error instead of panicking.
     /// Items already taken from the iterator are leaked on error.
     pub fn try_alloc_iter<T, I: IntoIterator<Item = T>>(&self, iter: I) -> Result<&$ret mut [T], AllocError> {
-        let iter = iter.into_iter();
-        if size_of::<T>() == 0 {
-            let mut len = 0usize;
-            for item in iter {
-                mem::forget(item);
-                len = len.checked_add(1).ok_or(AllocError::INVALID_LAYOUT)?;
-            }
-            // SAFETY: zero-sized values need no memory; the `len` forgotten items become
-            // the slice's elements.
-            return Ok(unsafe { core::slice::from_raw_parts_mut(NonNull::<T>::dangling().as_ptr(), len) });
-        }
-        let mut cap = iter.size_hint().0.max(4);
-        let mut buf = self.alloc_array::<T>(cap)?;
-        let mut len = 0;
-        for item in iter {
-            if len == cap {
-                let new_cap = cap.checked_mul(2).ok_or(AllocError::INVALID_LAYOUT)?;
-                // SAFETY: `buf` holds `cap` initialized elements of a live block of this
-                // arena with that array layout; `new_cap > cap`.
-                buf = unsafe { self.grow_array(buf, cap, new_cap) }?;
-                cap = new_cap;
-            }
-            // SAFETY: `len < cap`, inside the block.
-            unsafe { buf.as_ptr().add(len).write(item) };
-            len += 1;
-        }
-        // SAFETY: `buf` holds `len` initialized elements of a live block with room for
-        // `cap >= len`.
-        let buf = unsafe { self.shrink_array_to_fit(buf, len, cap) };
-        // SAFETY: `len` initialized elements at `buf`, borrowed as long as the arena.
-        Ok(unsafe { core::slice::from_raw_parts_mut(buf.as_ptr(), len) })
+        let (p, len) = Engine::collect_array(self, iter.into_iter())?;
+        // SAFETY: a block holding the `len` items collected.
+        Ok(unsafe { hand_out_slice(p, len) })
     }
 
     /// Copies a string into the arena.
@@ -577,28 +478,34 @@ macro_rules! alloc_api {
     /// ```
     #[inline]
     pub fn try_alloc_zeroed_layout(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        let zero_from = Engine::zero_from(self);
-        let p = self.try_alloc_layout(layout)?;
-        let dirty = zero_from.saturating_sub(p.as_ptr().addr()).min(layout.size());
-        // SAFETY: the first `dirty` bytes of the fresh block; the rest lies at or above
-        // `zero_from`, which reads as zero (`Engine::zero_from`).
-        unsafe { p.as_ptr().write_bytes(0, dirty) };
-        Ok(p)
+        Engine::zeroed_layout_block(self, layout)
     }
     };
 }
 pub(crate) use alloc_api;
 
-/// A zero-sized value needs no memory: any aligned non-null pointer holds it.
+/// Gives a block the face just handed out the lifetime of the face's blocks: what every
+/// method of `alloc_api!` ends with.
+///
+/// # Safety
+/// `p` is a fresh block of the face (or dangling, for a zero-sized `T`) holding a valid
+/// `T` that nothing else references, and `'r` is the lifetime `alloc_api!` was invoked
+/// with: the borrow of the face, during which it cannot be reset, rewound or dropped,
+/// or a scope's brand, which ends before the scope gives its memory back.
 #[inline(always)]
-pub(crate) fn zst<'a, T>(val: T) -> &'a mut T {
-    let p = NonNull::<T>::dangling();
-    // SAFETY: writing a zero-sized value through an aligned non-null pointer touches no
-    // memory; the reference to it is valid for any lifetime.
-    unsafe {
-        p.as_ptr().write(val);
-        &mut *p.as_ptr()
-    }
+pub(crate) unsafe fn hand_out<'r, T>(p: NonNull<T>) -> &'r mut T {
+    // SAFETY: from the caller.
+    unsafe { &mut *p.as_ptr() }
+}
+
+/// `hand_out` for an array of `len` elements.
+///
+/// # Safety
+/// As for `hand_out`, for `len` valid elements at `p`.
+#[inline(always)]
+pub(crate) unsafe fn hand_out_slice<'r, T>(p: NonNull<T>, len: usize) -> &'r mut [T] {
+    // SAFETY: from the caller.
+    unsafe { core::slice::from_raw_parts_mut(p.as_ptr(), len) }
 }
 
 /// The plain methods' way out: the value, or the panic of `alloc_failed`.
@@ -609,45 +516,4 @@ pub(crate) fn unwrap_or_fail<T, R>(result: Result<R, AllocError>, len: usize) ->
         Ok(r) => r,
         Err(err) => alloc_failed(len.saturating_mul(size_of::<T>()), align_of::<T>(), err),
     }
-}
-
-/// How many bytes `args` formats to; `None` if a `Display` implementation fails.
-pub(crate) fn formatted_len(args: core::fmt::Arguments<'_>) -> Option<usize> {
-    struct Count(usize);
-    impl core::fmt::Write for Count {
-        fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            self.0 = self.0.checked_add(s.len()).ok_or(core::fmt::Error)?;
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    core::fmt::write(&mut count, args).ok().map(|()| count.0)
-}
-
-/// Formats `args` into `buf`, which must be exactly as long as the text
-/// (`formatted_len`), and returns the text.
-///
-/// # Panics
-/// If formatting fails or gives a text of another length this time.
-pub(crate) fn format_into<'b>(buf: &'b mut [MaybeUninit<u8>], args: core::fmt::Arguments<'_>) -> &'b mut str {
-    struct Fill<'a> {
-        buf: &'a mut [MaybeUninit<u8>],
-        len: usize,
-    }
-    impl core::fmt::Write for Fill<'_> {
-        fn write_str(&mut self, s: &str) -> core::fmt::Result {
-            let dst = self.buf.get_mut(self.len..).and_then(|rest| rest.get_mut(..s.len())).ok_or(core::fmt::Error)?;
-            // SAFETY: `dst` and `s` have the same length; `MaybeUninit<u8>` has the
-            // layout of `u8`; a `&str` cannot overlap a fresh block.
-            unsafe { ptr::copy_nonoverlapping(s.as_ptr(), dst.as_mut_ptr().cast::<u8>(), s.len()) };
-            self.len += s.len();
-            Ok(())
-        }
-    }
-    let mut fill = Fill { buf, len: 0 };
-    let ok = core::fmt::write(&mut fill, args).is_ok();
-    assert!(ok && fill.len == fill.buf.len(), "a Display implementation printed different text the second time");
-    // SAFETY: every byte was written (`len == buf.len()`), and the bytes are the
-    // concatenation of `str`s, so valid UTF-8.
-    unsafe { core::str::from_utf8_unchecked_mut(&mut *(fill.buf as *mut [MaybeUninit<u8>] as *mut [u8])) }
 }

@@ -25,7 +25,7 @@
 //! written by hand for that face (the bench's fast-path table counts them).
 
 use core::alloc::Layout;
-use core::mem::{align_of, size_of};
+use core::mem::{self, align_of, size_of, MaybeUninit};
 use core::ptr::{self, NonNull};
 
 use crate::bumping::{self, round_up, MIN_BOTTOM};
@@ -348,6 +348,202 @@ pub(crate) trait Engine {
             None => self.slow(len.saturating_mul(size_of::<T>()), align_of::<T>()).map(NonNull::cast),
         }
     }
+
+    // ----- Provided: the typed API's bodies ---------------------------------------------
+    //
+    // What each method of `alloc_api!` does, as raw blocks: the macro only gives the
+    // results the lifetime of the face's blocks. Plain (`#[track_caller]`) versions panic
+    // through `alloc_failed`; `try_` versions return the error with the face unchanged.
+
+    /// Moves `val` into a fresh block. Zero-sized values take no memory.
+    #[inline(always)]
+    #[track_caller]
+    fn alloc_value<T>(&self, val: T) -> NonNull<T> {
+        if size_of::<T>() == 0 {
+            let p = NonNull::<T>::dangling();
+            // SAFETY: writing a zero-sized value through an aligned non-null pointer
+            // touches no memory.
+            unsafe { p.as_ptr().write(val) };
+            return p;
+        }
+        let p = match self.bump_value::<T>() {
+            Some(p) => {
+                // Write before storing the new cursor, so that a run of allocations keeps
+                // the cursor in a register instead of reloading it after each value's store.
+                // SAFETY: `p` is in the free range, aligned for `T`, with room for it;
+                // nothing else uses those bytes.
+                unsafe { p.write(val) };
+                // SAFETY: `p` came from `bump_value` and now holds the value.
+                unsafe { self.claim_value(p) };
+                p
+            }
+            None => {
+                let p = self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast::<T>().as_ptr();
+                // SAFETY: the slow path returned a fresh block of `T`'s layout.
+                unsafe { p.write(val) };
+                p
+            }
+        };
+        // SAFETY: a block inside the face's memory, so not null.
+        unsafe { NonNull::new_unchecked(p) }
+    }
+
+    /// A fresh block for a `T`, taken, or the panic of `alloc_failed`. Dangling for a
+    /// zero-sized `T`.
+    #[inline(always)]
+    #[track_caller]
+    fn value_block<T>(&self) -> NonNull<T> {
+        if size_of::<T>() == 0 {
+            return NonNull::dangling();
+        }
+        match self.bump_value::<T>() {
+            Some(p) => {
+                // SAFETY: from `bump_value`; inside the face's memory, so not null.
+                unsafe {
+                    self.claim_value(p);
+                    NonNull::new_unchecked(p)
+                }
+            }
+            None => self.slow_or_panic(size_of::<T>(), align_of::<T>()).cast(),
+        }
+    }
+
+    /// Like `value_block`, returning the slow path's error.
+    #[inline(always)]
+    fn try_value_block<T>(&self) -> Result<NonNull<T>, AllocError> {
+        if size_of::<T>() == 0 {
+            return Ok(NonNull::dangling());
+        }
+        match self.bump_value::<T>() {
+            Some(p) => {
+                // SAFETY: from `bump_value`; inside the face's memory, so not null.
+                unsafe {
+                    self.claim_value(p);
+                    Ok(NonNull::new_unchecked(p))
+                }
+            }
+            None => self.slow(size_of::<T>(), align_of::<T>()).map(NonNull::cast),
+        }
+    }
+
+    /// A fresh array of `len` elements that `init` initializes, every one (or panics:
+    /// then the elements it wrote leak, and the block stays taken).
+    #[inline(always)]
+    fn init_array<T>(&self, len: usize, init: impl FnOnce(&mut [MaybeUninit<T>])) -> Result<NonNull<T>, AllocError> {
+        let p = self.alloc_array::<T>(len)?;
+        // SAFETY: a fresh block for `len` elements (dangling for a zero-sized `T`), which
+        // `MaybeUninit` needs no initialization to view; the view ends with `init`.
+        init(unsafe { core::slice::from_raw_parts_mut(p.as_ptr().cast::<MaybeUninit<T>>(), len) });
+        Ok(p)
+    }
+
+    /// Collects `iter` into one array, growing it in place while it is the newest block
+    /// (copying it when the iterator allocated meanwhile), then giving back the unused
+    /// tail. Returns the array and its length. On error, the items taken leak.
+    fn collect_array<T, I: Iterator<Item = T>>(&self, iter: I) -> Result<(NonNull<T>, usize), AllocError> {
+        if size_of::<T>() == 0 {
+            let mut len = 0usize;
+            for item in iter {
+                mem::forget(item);
+                len = len.checked_add(1).ok_or(AllocError::INVALID_LAYOUT)?;
+            }
+            // Zero-sized values need no memory: the forgotten items are the elements.
+            return Ok((NonNull::dangling(), len));
+        }
+        let mut cap = iter.size_hint().0.max(4);
+        let mut buf = self.alloc_array::<T>(cap)?;
+        let mut len = 0;
+        for item in iter {
+            if len == cap {
+                let new_cap = cap.checked_mul(2).ok_or(AllocError::INVALID_LAYOUT)?;
+                // SAFETY: `buf` holds `cap` initialized elements of a live block of this
+                // face with that array layout; `new_cap > cap`.
+                buf = unsafe { self.grow_array(buf, cap, new_cap) }?;
+                cap = new_cap;
+            }
+            // SAFETY: `len < cap`, inside the block.
+            unsafe { buf.as_ptr().add(len).write(item) };
+            len += 1;
+        }
+        // SAFETY: `buf` holds `len` initialized elements of a live block with room for
+        // `cap >= len`.
+        Ok((unsafe { self.shrink_array_to_fit(buf, len, cap) }, len))
+    }
+
+    /// Formats `args` into a fresh block of exactly its length (measured by formatting
+    /// once first), and returns the block and the length: valid UTF-8.
+    ///
+    /// # Panics
+    /// If a `Display` implementation fails, or prints something else the second time.
+    fn format(&self, args: core::fmt::Arguments<'_>) -> Result<(NonNull<u8>, usize), AllocError> {
+        if let Some(s) = args.as_str() {
+            return self.copy_array(s.as_bytes()).map(|p| (p, s.len()));
+        }
+        let len = formatted_len(args).expect("a Display implementation returned an error");
+        self.init_array::<u8>(len, |buf| format_into(buf, args)).map(|p| (p, len))
+    }
+
+    /// A fresh array holding a copy of `src`.
+    #[inline(always)]
+    fn copy_array<T: Copy>(&self, src: &[T]) -> Result<NonNull<T>, AllocError> {
+        let p = self.alloc_array::<T>(src.len())?;
+        // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
+        // `src` (live memory the face did not just hand out).
+        unsafe { ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len()) };
+        Ok(p)
+    }
+
+    /// A block for `layout` with every byte zero; bytes at or above `zero_from` (memory
+    /// that reads as zero, never handed out) are not written again.
+    #[inline]
+    fn zeroed_layout_block(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
+        let zero_from = self.zero_from();
+        let p = self.alloc_layout_block(layout)?;
+        let dirty = zero_from.saturating_sub(p.as_ptr().addr()).min(layout.size());
+        // SAFETY: the first `dirty` bytes of the fresh block; the rest lies at or above
+        // `zero_from`, which reads as zero (`Cursor::zero_from`).
+        unsafe { p.as_ptr().write_bytes(0, dirty) };
+        Ok(p)
+    }
+}
+
+/// How many bytes `args` formats to; `None` if a `Display` implementation fails.
+pub(crate) fn formatted_len(args: core::fmt::Arguments<'_>) -> Option<usize> {
+    struct Count(usize);
+    impl core::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            self.0 = self.0.checked_add(s.len()).ok_or(core::fmt::Error)?;
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    core::fmt::write(&mut count, args).ok().map(|()| count.0)
+}
+
+/// Formats `args` into `buf`, which must be exactly as long as the text
+/// (`formatted_len`), filling every byte with valid UTF-8.
+///
+/// # Panics
+/// If formatting fails or gives a text of another length this time.
+fn format_into(buf: &mut [MaybeUninit<u8>], args: core::fmt::Arguments<'_>) {
+    struct Fill<'a> {
+        buf: &'a mut [MaybeUninit<u8>],
+        len: usize,
+    }
+    impl core::fmt::Write for Fill<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let dst = self.buf.get_mut(self.len..).and_then(|rest| rest.get_mut(..s.len())).ok_or(core::fmt::Error)?;
+            // SAFETY: `dst` and `s` have the same length; `MaybeUninit<u8>` has the
+            // layout of `u8`; a `&str` cannot overlap a fresh block.
+            unsafe { ptr::copy_nonoverlapping(s.as_ptr(), dst.as_mut_ptr().cast::<u8>(), s.len()) };
+            self.len += s.len();
+            Ok(())
+        }
+    }
+    let mut fill = Fill { buf, len: 0 };
+    let ok = core::fmt::write(&mut fill, args).is_ok();
+    // Every byte written, and they are the concatenation of `str`s: valid UTF-8.
+    assert!(ok && fill.len == fill.buf.len(), "a Display implementation printed different text the second time");
 }
 
 /// A block of `size` bytes aligned to `align` from the free range, cursor moved.
