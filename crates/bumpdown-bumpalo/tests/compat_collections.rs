@@ -295,3 +295,24 @@ fn serde_serializes_vec_string_and_box() {
     let nested = vec![in &bump; Box::new_in(String::from_str_in("n", &bump), &bump)];
     assert_eq!(serde_json::to_string(&nested).unwrap(), r#"["n"]"#);
 }
+
+/// bumpalo's inherent `from_iter_in` on `Vec`, `String` and `Box<[T]>` (no trait
+/// import), `AsRef<Vec>`, `String` range indexing, and `Box`'s conversions.
+#[test]
+fn from_iter_in_ranges_and_box_conversions_as_in_bumpalo() {
+    fn total<'b, V: AsRef<Vec<'b, u32>>>(v: V) -> u32 {
+        v.as_ref().iter().sum()
+    }
+    let bump = Bump::new();
+    let v = Vec::from_iter_in([1u32, 2, 3], &bump);
+    assert_eq!(total(&v), 6);
+    let s = String::from_iter_in(['b', 'u', 'm', 'p'], &bump);
+    assert_eq!((&s[..2], &s[2..]), ("bu", "mp"));
+    let b = Box::from_iter_in(v.iter().map(|x| x * 2), &bump);
+    assert_eq!(*b, [2, 4, 6]);
+    let arr: Box<[u32; 3]> = b.try_into().ok().unwrap();
+    let back: Box<[u32]> = arr.into();
+    let from_vec: Box<[u32]> = v.into();
+    assert_eq!(*back, [2, 4, 6]);
+    assert_eq!(*from_vec, [1, 2, 3]);
+}

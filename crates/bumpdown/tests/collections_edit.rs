@@ -147,3 +147,84 @@ fn arena_as_finds_no_type_for_bumpdowns_own_arenas() {
     let s = String::from_str_in("x", &arena);
     assert!(s.arena_as::<Arena>().is_none());
 }
+
+/// The conversions and trait impls bumpalo's `Box`, `Vec` and `String` have: boxed
+/// iterators, futures and hashers, array/slice boxes, inherent `from_iter_in`, ranges.
+#[test]
+fn boxes_convert_and_forward_their_traits() {
+    use bumpdown::collections::Box;
+    use std::hash::{BuildHasher, Hasher};
+
+    let arena = Arena::new();
+    let drops = Cell::new(0);
+
+    // A boxed iterator keeps both ends and its length.
+    let mut it = Box::new_in(1..6, &arena);
+    assert_eq!((it.len(), it.next(), it.next_back(), it.len()), (5, Some(1), Some(5), 3));
+
+    // Array box to slice box and back: no element dropped or copied on the way.
+    let b = Box::new_in([Counted(1, &drops), Counted(2, &drops)], &arena);
+    let addr = &*b as *const [Counted<'_>; 2] as usize;
+    let slice: Box<[Counted<'_>]> = b.into();
+    assert_eq!((ids(&slice), slice.as_ptr() as usize, drops.get()), (vec![1, 2], addr, 0));
+    let slice = match Box::<[Counted<'_>; 3]>::try_from(slice) {
+        Ok(_) => panic!("a box of two became an array of three"),
+        Err(slice) => slice,
+    };
+    let array: Box<[Counted<'_>; 2]> = slice.try_into().ok().unwrap();
+    assert_eq!(drops.get(), 0);
+    drop(array);
+    assert_eq!(drops.get(), 2);
+
+    // From a vector, and collected.
+    let v = Vec::from_iter_in([Counted(3, &drops)], &arena);
+    let b: Box<[Counted<'_>]> = v.into();
+    assert_eq!(ids(&b), [3]);
+    drop(b);
+    assert_eq!(drops.get(), 3);
+    assert_eq!(*Box::from_iter_in((0..4).map(|x| x * 2), &arena), [0, 2, 4, 6]);
+    assert_eq!(*Box::<[u8]>::from_iter_in(std::iter::empty(), &arena), []);
+
+    // `{:p}` prints the value's address.
+    let n = Box::new_in(7u64, &arena);
+    assert_eq!(format!("{n:p}"), format!("{:p}", &*n as *const u64));
+
+    // A boxed hasher hashes as the hasher does.
+    let state = std::collections::hash_map::RandomState::new();
+    let mut plain = state.build_hasher();
+    let mut boxed = Box::new_in(state.build_hasher(), &arena);
+    for h in [&mut plain as &mut dyn Hasher, &mut *boxed] {
+        h.write(b"arena");
+        h.write_u64(9);
+        h.write_u8(1);
+    }
+    assert_eq!(plain.finish(), boxed.finish());
+
+    // A boxed `Unpin` future polls to its value.
+    let mut fut = Box::new_in(std::future::ready(11), &arena);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert_eq!(std::future::Future::poll(std::pin::Pin::new(&mut fut), &mut cx), std::task::Poll::Ready(11));
+}
+
+#[test]
+fn strings_and_vectors_collect_and_slice_like_bumpalo() {
+    let arena = Arena::new();
+    // Inherent `from_iter_in`, no trait import: chars and strs for `String`.
+    assert_eq!(String::from_iter_in("abc".chars().rev(), &arena), "cba");
+    assert_eq!(String::from_iter_in(["ab", "", "cd"], &arena), "abcd");
+    let v = Vec::from_iter_in(1..4, &arena);
+    let as_vec: &Vec<'_, i32> = v.as_ref();
+    assert_eq!(as_vec.capacity(), v.capacity());
+
+    // Every range type, shared and mutable.
+    let mut s = String::from_str_in("héllo", &arena);
+    assert_eq!(
+        (&s[0..1], &s[1..3], &s[3..], &s[..1], &s[..], &s[1..=2], &s[..=0]),
+        ("h", "é", "llo", "h", "héllo", "é", "h")
+    );
+    s[3..].make_ascii_uppercase();
+    assert_eq!(s, "héLLO");
+    // Not on a character boundary: the `str` panic.
+    let caught = catch_unwind(AssertUnwindSafe(|| s[0..2].len()));
+    assert!(caught.is_err());
+}

@@ -4,13 +4,17 @@ use core::alloc::Layout;
 use core::any::Any;
 use core::cmp::Ordering;
 use core::fmt;
+use core::future::Future;
 use core::hash::{Hash, Hasher};
+use core::iter::FusedIterator;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ops::{Deref, DerefMut};
+use core::pin::Pin;
 use core::ptr::{self, NonNull};
+use core::task::{Context, Poll};
 
-use super::ArenaAllocator;
+use super::{ArenaAllocator, FromIteratorIn, Vec};
 use crate::error::{alloc_failed, AllocError};
 
 /// An owned value in an arena: dropped when the box is dropped (unlike a value from
@@ -223,6 +227,142 @@ impl<I: Iterator + ?Sized> Iterator for Box<'_, I> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (**self).size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator + ?Sized> DoubleEndedIterator for Box<'_, I> {
+    fn next_back(&mut self) -> Option<I::Item> {
+        (**self).next_back()
+    }
+}
+
+impl<I: ExactSizeIterator + ?Sized> ExactSizeIterator for Box<'_, I> {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+}
+
+impl<I: FusedIterator + ?Sized> FusedIterator for Box<'_, I> {}
+
+/// A boxed future that can be moved (`Unpin`) is polled in place.
+impl<F: Future + Unpin + ?Sized> Future for Box<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        Pin::new(&mut **self).poll(cx)
+    }
+}
+
+impl<H: Hasher + ?Sized> Hasher for Box<'_, H> {
+    fn finish(&self) -> u64 {
+        (**self).finish()
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        (**self).write(bytes)
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        (**self).write_u8(i)
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        (**self).write_u32(i)
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        (**self).write_u64(i)
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        (**self).write_usize(i)
+    }
+}
+
+/// The address of the value, as `{:p}` prints it.
+impl<T: ?Sized> fmt::Pointer for Box<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Pointer::fmt(&self.ptr, f)
+    }
+}
+
+impl<'a, T> Box<'a, [T]> {
+    /// Collects `iter` into a boxed slice in `arena` (as bumpalo's inherent
+    /// `Box::from_iter_in`).
+    ///
+    /// ```
+    /// use bumpdown::collections::Box;
+    /// let arena = bumpdown::Arena::new();
+    /// let b = Box::from_iter_in((1..=3).map(|x| x * x), &arena);
+    /// assert_eq!(*b, [1, 4, 9]);
+    /// ```
+    #[track_caller]
+    pub fn from_iter_in<I, A>(iter: I, arena: &'a A) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        A: ArenaAllocator + 'a,
+    {
+        <Self as FromIteratorIn<'a, T>>::from_iter_in(iter, arena)
+    }
+}
+
+impl<'a, T> FromIteratorIn<'a, T> for Box<'a, [T]> {
+    #[track_caller]
+    fn from_iter_in<I, A>(iter: I, arena: &'a A) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        A: ArenaAllocator + 'a,
+    {
+        Vec::from_iter_in(iter, arena).into_boxed_slice()
+    }
+}
+
+/// A vector's elements, boxed: [`Vec::into_boxed_slice`].
+impl<'a, T> From<Vec<'a, T>> for Box<'a, [T]> {
+    fn from(v: Vec<'a, T>) -> Self {
+        v.into_boxed_slice()
+    }
+}
+
+/// An array box as a slice box, without moving the elements.
+///
+/// ```
+/// use bumpdown::collections::Box;
+/// let arena = bumpdown::Arena::new();
+/// let b: Box<[u8]> = Box::new_in([1, 2, 3], &arena).into();
+/// assert_eq!(b.len(), 3);
+/// ```
+impl<'a, T, const N: usize> From<Box<'a, [T; N]>> for Box<'a, [T]> {
+    fn from(b: Box<'a, [T; N]>) -> Self {
+        let raw = Box::into_raw(b);
+        // SAFETY: `raw` owned an initialized `[T; N]`, which is `N` initialized `T`s at
+        // the same address; the array box is forgotten, so ownership moves here once.
+        unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(raw.cast::<T>(), N)) }
+    }
+}
+
+/// A slice box of exactly `N` elements as an array box; any other length gives the box
+/// back unchanged.
+///
+/// ```
+/// use bumpdown::collections::{Box, Vec};
+/// let arena = bumpdown::Arena::new();
+/// let b = Vec::from_iter_in(0..4u8, &arena).into_boxed_slice();
+/// let b: Box<[u8]> = match Box::<[u8; 3]>::try_from(b) { Ok(_) => unreachable!(), Err(b) => b };
+/// let a: Box<[u8; 4]> = b.try_into().unwrap();
+/// assert_eq!(*a, [0, 1, 2, 3]);
+/// ```
+impl<'a, T, const N: usize> TryFrom<Box<'a, [T]>> for Box<'a, [T; N]> {
+    type Error = Box<'a, [T]>;
+
+    fn try_from(b: Box<'a, [T]>) -> Result<Self, Self::Error> {
+        if b.len() != N {
+            return Err(b);
+        }
+        let raw = Box::into_raw(b);
+        // SAFETY: `raw` owned `N` initialized `T`s, which are a `[T; N]` at the same
+        // address; the slice box is forgotten, so ownership moves here once.
+        Ok(unsafe { Box::from_raw(raw.cast::<[T; N]>()) })
     }
 }
 

@@ -766,6 +766,59 @@ impl<'c> Extend<&'c char> for String<'_> {
     }
 }
 
+impl<'a> String<'a> {
+    /// Collects `iter` (of `char`s or `&str`s) into a new string in `arena`:
+    /// [`FromIteratorIn::from_iter_in`], callable without importing the trait (as
+    /// bumpalo's inherent `String::from_iter_in`).
+    ///
+    /// ```
+    /// use bumpdown::collections::String;
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(String::from_iter_in("abc".chars().rev(), &arena), "cba");
+    /// assert_eq!(String::from_iter_in(["ab", "cd"], &arena), "abcd");
+    /// ```
+    #[track_caller]
+    pub fn from_iter_in<T, I, A>(iter: I, arena: &'a A) -> Self
+    where
+        Self: FromIteratorIn<'a, T>,
+        I: IntoIterator<Item = T>,
+        A: ArenaAllocator + 'a,
+    {
+        <Self as FromIteratorIn<'a, T>>::from_iter_in(iter, arena)
+    }
+}
+
+// Slicing a `String` by byte ranges, as a `str` is sliced (and with its panics: a bound
+// that is out of range or not on a character boundary). Indexing works through `Deref`
+// without these; they are for code generic over `Index<Range<usize>>`.
+macro_rules! index_by_range {
+    ($($range:ty),*) => {$(
+        impl core::ops::Index<$range> for String<'_> {
+            type Output = str;
+
+            #[track_caller]
+            fn index(&self, range: $range) -> &str {
+                &self.as_str()[range]
+            }
+        }
+
+        impl core::ops::IndexMut<$range> for String<'_> {
+            #[track_caller]
+            fn index_mut(&mut self, range: $range) -> &mut str {
+                &mut self.as_mut_str()[range]
+            }
+        }
+    )*};
+}
+index_by_range!(
+    core::ops::Range<usize>,
+    core::ops::RangeFrom<usize>,
+    core::ops::RangeTo<usize>,
+    core::ops::RangeFull,
+    core::ops::RangeInclusive<usize>,
+    core::ops::RangeToInclusive<usize>
+);
+
 impl<'a> FromIteratorIn<'a, char> for String<'a> {
     #[track_caller]
     fn from_iter_in<I, A>(iter: I, arena: &'a A) -> Self

@@ -1034,6 +1034,19 @@ impl<T> AsMut<[T]> for Vec<'_, T> {
     }
 }
 
+/// The vector itself, for code generic over `AsRef<Vec<T>>` (as bumpalo's `Vec` has).
+impl<'a, T> AsRef<Vec<'a, T>> for Vec<'a, T> {
+    fn as_ref(&self) -> &Vec<'a, T> {
+        self
+    }
+}
+
+impl<'a, T> AsMut<Vec<'a, T>> for Vec<'a, T> {
+    fn as_mut(&mut self) -> &mut Vec<'a, T> {
+        self
+    }
+}
+
 impl<T> core::borrow::Borrow<[T]> for Vec<'_, T> {
     fn borrow(&self) -> &[T] {
         self
@@ -1131,6 +1144,25 @@ impl<'x, T: Copy + 'x> Extend<&'x T> for Vec<'_, T> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = &'x T>>(&mut self, iter: I) {
         self.extend(iter.into_iter().copied())
+    }
+}
+
+impl<'a, T> Vec<'a, T> {
+    /// Collects `iter` into a new vector in `arena`: [`FromIteratorIn::from_iter_in`],
+    /// callable without importing the trait (as bumpalo's inherent `Vec::from_iter_in`).
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let v = bumpdown::collections::Vec::from_iter_in((1..4).map(|x| x * 10), &arena);
+    /// assert_eq!(v, [10, 20, 30]);
+    /// ```
+    #[track_caller]
+    pub fn from_iter_in<I, A>(iter: I, arena: &'a A) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        A: ArenaAllocator + 'a,
+    {
+        <Self as FromIteratorIn<'a, T>>::from_iter_in(iter, arena)
     }
 }
 
