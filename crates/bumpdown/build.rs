@@ -1,7 +1,8 @@
 //! Tells the crate whether the compiler is a nightly (`cfg(bumpdown_nightly)`), so that
 //! the `nightly-allocator-api` feature implements the unstable `core::alloc::Allocator`
 //! only where it compiles: `--all-features` builds, clippy and docs then work on stable
-//! too, where the feature does nothing (and says so once, as a build warning).
+//! too, where the feature does nothing (and says so once, as a build warning). Crates that
+//! build on this one learn the answer from `DEP_BUMPDOWN_NIGHTLY` (`links` metadata).
 
 use std::process::Command;
 
@@ -16,6 +17,8 @@ fn main() {
     // features.
     let nightly = version.lines().any(|l| l.starts_with("release:") && (l.contains("-nightly") || l.contains("-dev")))
         || std::env::var_os("RUSTC_BOOTSTRAP").is_some_and(|v| v == "1");
+    // Crates built on this one (the bumpalo facade) read it as DEP_BUMPDOWN_NIGHTLY.
+    println!("cargo::metadata=nightly={}", u8::from(nightly));
     if nightly {
         println!("cargo::rustc-cfg=bumpdown_nightly");
     } else if std::env::var_os("CARGO_FEATURE_NIGHTLY_ALLOCATOR_API").is_some() {

@@ -39,23 +39,25 @@
 //! * `allocator-api2`: `&Bump` implements `allocator_api2::alloc::Allocator` (0.2), so
 //!   `hashbrown` maps and `allocator_api2` vectors can live in it.
 //! * `serde`: `serde::Serialize` for `Vec`, `String` and `Box`.
-//! * `allocator_api`: bumpalo's nightly feature; here it turns on bumpdown's
-//!   `nightly-allocator-api` (`core::alloc::Allocator` for the `Arena` a `Bump`
-//!   dereferences to, on a nightly compiler). `&Bump` itself does not implement it yet.
+//! * `allocator_api`: bumpalo's nightly feature: on a nightly compiler, `&Bump`
+//!   implements the unstable `core::alloc::Allocator`, so `std`'s `Vec::new_in(&bump)`
+//!   works (it turns on bumpdown's `nightly-allocator-api`; on a stable compiler it does
+//!   nothing).
 #![no_std]
+#![cfg_attr(all(feature = "allocator_api", bumpdown_nightly), feature(allocator_api))]
 #![warn(missing_docs)]
 
 // How the crate is laid out (no logic here):
 //   bump.rs         `Bump`: constructors and the allocation API, forwarded to `Arena`
 //   error.rs        `AllocErr`, `AllocOrInitError`
 //   collections.rs  bumpdown's collections, and bumpalo's `CollectIn` / `FromIteratorIn`
-//   api2.rs         allocator-api2 0.2 for `&Bump`
+//   api2.rs         allocator-api2 0.2 and nightly `core::alloc::Allocator` for `&Bump`
 //   broken.rs       a planted bug for scripts/dependents.sh's self-test (a --cfg only)
 
 #[cfg(feature = "std")]
 extern crate std;
 
-#[cfg(feature = "allocator-api2")]
+#[cfg(any(feature = "allocator-api2", all(feature = "allocator_api", bumpdown_nightly)))]
 mod api2;
 #[cfg(bumpdown_bumpalo_broken)]
 mod broken;
