@@ -9,7 +9,9 @@
 //! ```
 //!
 //! It replaces `malloc`, `free`, `calloc`, `realloc`, `reallocarray`, `memalign`,
-//! `posix_memalign`, `aligned_alloc`, `valloc`, `pvalloc` and `malloc_usable_size`.
+//! `posix_memalign`, `aligned_alloc`, `valloc`, `pvalloc` and `malloc_usable_size`, and
+//! answers glibc's introspection calls from its own counters: `mallinfo2` and `mallinfo`
+//! (bytes handed out, in and outside the region) and `malloc_trim` (releases nothing).
 //! Memory comes from the `bumpdown-global` engine: one `mmap` reservation, per-thread
 //! windows bumped upwards without locks, the newest block freed or grown in place, and (in
 //! the default mode) freed blocks reused from per-thread size-class lists. Each block
