@@ -4,7 +4,19 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::process::Command;
+
+/// Compiles tests/entry_points.c into a fresh temporary directory; returns both.
+fn compile_entry_points(name: &str) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("bumpdown-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = dir.join("entry_points");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/entry_points.c");
+    let status = Command::new("cc").args(["-O1", "-w", "-pthread", "-o"]).arg(&exe).arg(src).status().unwrap();
+    assert!(status.success(), "compiling entry_points.c failed");
+    (dir, exe)
+}
 
 #[test]
 fn c_entry_points_under_every_setting() {
@@ -12,12 +24,7 @@ fn c_entry_points_under_every_setting() {
         return;
     }
     let so = common::library();
-    let dir = std::env::temp_dir().join(format!("bumpdown-entry-points-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let exe = dir.join("entry_points");
-    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/entry_points.c");
-    let status = Command::new("cc").args(["-O1", "-w", "-pthread", "-o"]).arg(&exe).arg(src).status().unwrap();
-    assert!(status.success(), "compiling entry_points.c failed");
+    let (dir, exe) = compile_entry_points("entry-points");
     let so = so.display().to_string();
     let settings: [&[(&str, &str)]; 5] = [
         &[],
@@ -44,6 +51,44 @@ fn c_entry_points_under_every_setting() {
             assert!(stdout.contains("mallinfo2: ordblks=0 fordblks=0"), "{stdout}");
         }
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A process whose address space is capped below the region's reservation: the `mmap`
+/// of the reservation is refused, and every entry point still works, on glibc.
+#[test]
+fn a_refused_reservation_falls_back_to_glibc() {
+    use std::os::unix::process::CommandExt;
+    if common::skip_unless_installed("cc") {
+        return;
+    }
+    let so = common::library().display().to_string();
+    let (dir, exe) = compile_entry_points("refused");
+    let mut cmd = Command::new(&exe);
+    // SAFETY: `setrlimit` is async-signal-safe, and the closure touches nothing else of
+    // the parent between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // 256 MiB of address space: room for the program and glibc's heap, far below
+            // the region's reservation.
+            let cap = libc::rlimit { rlim_cur: 256 << 20, rlim_max: 256 << 20 };
+            if libc::setrlimit(libc::RLIMIT_AS, &cap) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let out = common::run(cmd, &[("LD_PRELOAD", so.as_str())], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("entry points: ok"),
+        "{:?}\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The region served nothing: no 128-byte size class behind `malloc(100)`.
+    assert!(!stdout.contains("usable(100)=112"), "{stdout}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
