@@ -66,9 +66,11 @@
 // The engine, written once for every face:
 //   bumping.rs    the bump arithmetic on plain addresses: down, up, shared (atomic); no unsafe
 //   engine.rs     `Cursor` (a face: bump pointer, limit, one slow path; its invariant) and
-//                 `Engine` (the fast paths, grow/shrink/free of the newest block)
-//   alloc_api.rs  the typed API (`alloc`, slices, strings, iterators, layouts), stamped
-//                 into each face's inherent impl by `alloc_api!` over `Engine`
+//                 `Engine` (the fast paths, grow/shrink/free of the newest block, and the
+//                 typed API's bodies on raw blocks)
+//   alloc_api.rs  the typed API's signatures (`alloc`, slices, strings, iterators,
+//                 layouts), stamped into each face's inherent impl by `alloc_api!`; the
+//                 bodies are `Engine`'s provided methods
 // The faces (each an `unsafe impl Cursor` with its slow path):
 //   arena/        `Arena`: fields and invariants, chunk lists, slow path, reset, limits,
 //                 stats (mod.rs); checkpoints, rewind, scope entry and exit (rewind.rs);
