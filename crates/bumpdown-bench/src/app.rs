@@ -11,9 +11,10 @@ use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, r
 pub fn main() -> ExitCode {
     let options = match cli::parse(std::env::args().skip(1)) {
         Ok(options) => options,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
+        Err(error) => {
+            // A usage error (clap's message and exit status 2), or a subcommand's `--help`.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
     let outcome = match &options.command {

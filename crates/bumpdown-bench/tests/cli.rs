@@ -40,7 +40,7 @@ fn contradictory_flags_are_refused_before_measuring() {
     for args in [&["--quick", "--full"][..], &["--json", "--readme"]] {
         let out = bench(&target, args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used together"), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"), "{args:?}");
     }
     assert_eq!(std::fs::read_to_string(&report).unwrap(), "the previous report\n");
     std::fs::remove_dir_all(&target).ok();
