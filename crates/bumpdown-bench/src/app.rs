@@ -1,10 +1,12 @@
 //! The program: parses the command line and runs the report or a child.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output};
 use crate::progress::{self, Run, Section};
+use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
@@ -31,6 +33,7 @@ pub fn main() -> ExitCode {
         Command::Seed004Child { contender } => seed004::child_main(contender),
         Command::FreshChild => fresh::child_main(&options),
         Command::Report => run_report(options),
+        Command::Render { file, out } => render(file, out.as_deref(), options.output),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -39,6 +42,19 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `render FILE`: prints the report of a stored results file (or its README snippet),
+/// and with `--out DIR` writes it with its charts into `DIR`.
+fn render(file: &Path, out: Option<&Path>, output: Output) -> Result<(), String> {
+    let results = Results::read(file)?;
+    let rendered = report::render(&results);
+    let text = if output == Output::Readme { &rendered.readme } else { &rendered.markdown };
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if let Some(dir) = out {
+        report::write_files(dir, &rendered, None)?;
+    }
+    Ok(())
 }
 
 /// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
@@ -147,9 +163,11 @@ fn run_report(options: Options) -> Result<(), String> {
         if planned(Section::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
     let failed = failed.sections;
     run.finish();
-    let report = report::Report {
+    let results = Results {
+        format_version: results::FORMAT_VERSION,
         machine: machine::Machine::detect(),
-        options,
+        effort: options.effort,
+        filter: options.filter.clone(),
         speed,
         scopes,
         resets,
@@ -162,33 +180,24 @@ fn run_report(options: Options) -> Result<(), String> {
         programs,
         failed,
     };
-    let charts = report.charts();
-    let markdown = report.markdown(&charts);
-    let json = report.json();
-    let readme = report.readme(&charts);
-    let stdout = match report.options.output {
-        Output::Markdown => markdown.clone(),
-        Output::Json => format!("{json}\n"),
-        Output::Readme => readme.clone(),
+    let rendered = report::render(&results);
+    let json = results.to_json();
+    let stdout = match options.output {
+        Output::Markdown => &rendered.markdown,
+        Output::Json => &json,
+        Output::Readme => &rendered.readme,
     };
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(stdout.as_bytes());
-    let listings = report::fast_path_listings(report.fast_path.as_ref());
-    let files = report::Files {
-        markdown: &markdown,
-        json: &json,
-        readme: &readme,
-        charts: &charts,
-        listings: listings.as_deref(),
-    };
-    let dir = report::save(&files)?;
+    let dir = report::save(&rendered, &json)?;
     eprintln!(
-        "report saved in {}: report.md, report.json, readme-snippet.md, {} charts{}",
+        "report saved in {}: report.md, {}, readme-snippet.md, {} charts{}",
         dir.display(),
-        charts.len(),
-        if listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
+        report::RESULTS_FILE,
+        rendered.charts.len(),
+        if rendered.listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
     );
-    match report.failed.len() {
+    match results.failed.len() {
         0 => Ok(()),
         n => Err(format!("{n} section(s) failed and are missing from the report (see above)")),
     }

@@ -1,10 +1,14 @@
 //! Command-line options.
 
 use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// How much measuring to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Effort {
     /// Default: the whole report in a few minutes (`--help` says how long).
     Quick,
@@ -112,6 +116,13 @@ pub enum Command {
         /// Contender name.
         contender: String,
     },
+    /// Render a stored results file.
+    Render {
+        /// The results file.
+        file: PathBuf,
+        /// Where to write the report, charts and README snippet, if anywhere.
+        out: Option<PathBuf>,
+    },
 }
 
 /// Parsed options.
@@ -161,6 +172,7 @@ impl Options {
     after_help = SECTIONS,
     // `--help` is ours: its text carries durations that `app.rs` computes.
     disable_help_flag = true,
+    disable_help_subcommand = true,
     // `--full --full` is harmless, as `--filter a --filter b` keeps the last.
     args_override_self = true
 )]
@@ -197,12 +209,30 @@ struct Cli {
     /// `cargo bench` passes `--bench`; accepted so that works too.
     #[arg(long, hide = true)]
     bench: bool,
+    #[command(subcommand)]
+    stage: Option<Stage>,
+}
+
+/// The stages that work on stored results files instead of measuring.
+#[derive(Subcommand, Debug)]
+enum Stage {
+    /// Print the report of a stored results file (--readme: the README snippet)
+    Render {
+        /// A results file written by a report run (bumpdown-report/results.json)
+        file: PathBuf,
+        /// Also write report.md, readme-snippet.md, the charts and the listings into DIR
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Print the README snippet instead of the report
+        #[arg(long)]
+        readme: bool,
+    },
 }
 
 const ABOUT: &str = "\
 Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (one progress line with the time elapsed and left on stderr) and writes it to
-<target dir>/bumpdown-report/: report.md, report.json, the charts (*.svg),
+<target dir>/bumpdown-report/: report.md, results.json, the charts (*.svg),
 readme-snippet.md and fast-path-listings.md (the disassembly the fast-path table
 counts).";
 
@@ -257,9 +287,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Er
             _ => return Err(bad(format!("bad child {:?}", cli.child))),
         },
         _ if cli.list => Command::List,
-        _ => Command::Report,
+        _ => match &cli.stage {
+            None => Command::Report,
+            Some(Stage::Render { file, out, .. }) => Command::Render { file: file.clone(), out: out.clone() },
+        },
     };
-    let output = match (cli.json, cli.readme) {
+    let readme = cli.readme || matches!(cli.stage, Some(Stage::Render { readme: true, .. }));
+    let output = match (cli.json, readme) {
         (true, _) => Output::Json,
         (_, true) => Output::Readme,
         _ => Output::Markdown,
@@ -307,6 +341,10 @@ mod tests {
         );
         assert_eq!(parse_str("--child speed 2").unwrap().command, Command::SpeedChild { index: 2 });
         assert_eq!(parse_str("--child scopes 3").unwrap().command, Command::ScopesChild { index: 3 });
+        let render = parse_str("render --readme --out docs/bench results.json").unwrap();
+        let (file, out) = ("results.json".into(), Some("docs/bench".into()));
+        assert_eq!(render.command, Command::Render { file, out });
+        assert_eq!(render.output, Output::Readme);
     }
 
     #[test]
@@ -317,6 +355,7 @@ mod tests {
         assert!(parse_str("--child speed").is_err());
         assert!(parse_str("--child fresh 1").is_err());
         assert!(parse_str("--child other").is_err());
+        assert!(parse_str("render").is_err());
         // What `cargo bench` passes is accepted.
         assert_eq!(parse_str("--bench").unwrap().command, Command::Report);
     }

@@ -22,6 +22,7 @@ use crate::kernels::{Alloc, Slice, Str, Work};
 use crate::progress::{Run, Section};
 use crate::rows::Words;
 use crate::sources;
+use serde::{Deserialize, Serialize};
 
 /// Operations per sample, as in stumpalo's benchmark.
 pub const OPS: usize = 100_000;
@@ -46,18 +47,18 @@ pub const ROWS: [&str; 13] = [
 ];
 
 /// One cell: the median over processes of each process's median time per operation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FreshCell {
     /// Row name (one of [`ROWS`]).
-    pub row: &'static str,
+    pub row: String,
     /// Contender name.
-    pub contender: &'static str,
+    pub contender: String,
     /// Nanoseconds per operation (per `reset` for `clear`).
     pub ns_per_op: f64,
 }
 
 /// The whole table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FreshResults {
     /// Every (row, contender) cell of the selected rows.
     pub cells: Vec<FreshCell>,
@@ -108,7 +109,11 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     }
     let cells = per_cell
         .into_iter()
-        .map(|(row, contender, mut values)| FreshCell { row, contender, ns_per_op: median(&mut values) })
+        .map(|(row, contender, mut values)| FreshCell {
+            row: row.to_owned(),
+            contender: contender.to_owned(),
+            ns_per_op: median(&mut values),
+        })
         .collect();
     Ok(FreshResults { cells, processes, samples })
 }

@@ -25,9 +25,11 @@ use std::hint::black_box;
 use crate::contenders::{Batch, Column, Handle};
 use crate::harness::{Clock, Sample, Sampler};
 use crate::heap;
+use serde::{Deserialize, Serialize};
 
 /// How the benchmark reaches the arena.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Form {
     /// Stack-local arena, inlined loop.
     Local,

@@ -5,6 +5,7 @@ use crate::contenders::{self, Column, ColumnVisitor};
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form, Slice, SliceLit, Str, StrLit, Work};
 use crate::sources;
+use serde::{Deserialize, Serialize};
 
 /// Allocations per sample for small sizes; large sizes get fewer (see [`iters_for`]).
 const MAX_BATCH: usize = 10_000;
@@ -19,7 +20,8 @@ const MULTIPLE: usize = 4;
 const REUSE_ITERS: usize = 1_000;
 
 /// What one operation of a row is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// One allocation.
     Alloc,

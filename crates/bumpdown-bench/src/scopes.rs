@@ -21,6 +21,7 @@ use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
 use crate::text::thousands;
+use serde::{Deserialize, Serialize};
 
 /// Allocations per sample in the loop rows (as in the speed table's small rows).
 pub const LOOP_ITERS: usize = 10_000;
@@ -30,7 +31,8 @@ pub const ENTER_ITERS: usize = 1_000;
 pub const BUMPER_ITERS: usize = 1_000;
 
 /// The tables of the section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Table {
     /// One scope, a loop of allocations in it.
     Loop,
@@ -97,16 +99,6 @@ const BUMPER_WAYS: [Way; 5] = [
 impl Table {
     /// Every table, in report order.
     pub const ALL: [Table; 4] = [Table::Loop, Table::EnterExit, Table::Bumper, Table::Collections];
-
-    /// Short name for the JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Table::Loop => "scope_loop",
-            Table::EnterExit => "scope_enter_exit",
-            Table::Bumper => "bumper",
-            Table::Collections => "collections",
-        }
-    }
 
     /// Heading in the report.
     pub fn title(self) -> &'static str {
@@ -346,7 +338,7 @@ fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
 // ----- Results ---------------------------------------------------------------------
 
 /// A row, without its samplers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
     /// Row name.
     pub name: String,
@@ -357,7 +349,7 @@ pub struct RowInfo {
 }
 
 /// Everything measured for one (row, way) cell.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
     /// Row name.
     pub row: String,
@@ -376,7 +368,7 @@ pub struct CellResult {
 }
 
 /// The section's measurements.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ScopeResults {
     /// Measured rows, in order.
     pub rows: Vec<RowInfo>,

@@ -24,6 +24,7 @@ use std::ptr;
 use std::time::Instant;
 
 use bumpdown::{ResetPolicy, VmArena, VmOptions};
+use serde::{Deserialize, Serialize};
 
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
@@ -53,7 +54,7 @@ const VM_HUGE: &str = "VmArena (huge pages)";
 const VM_BACKGROUND: &str = "VmArena (huge pages, populating thread)";
 
 /// One contender's run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Seed004Result {
     /// Contender name.
     pub name: String,
@@ -177,7 +178,7 @@ pub fn child_main(name: &str) -> Result<(), String> {
 }
 
 /// One pass over all `COUNT` allocations.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Pass {
     /// Nanoseconds per allocation.
     pub ns: f64,

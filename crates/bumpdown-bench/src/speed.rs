@@ -21,9 +21,10 @@ use crate::kernels::Form;
 use crate::procs;
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
+use serde::{Deserialize, Serialize};
 
 /// A row, without its samplers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
     /// Row name.
     pub name: String,
@@ -34,7 +35,7 @@ pub struct RowInfo {
 }
 
 /// Everything measured for one (row, form, contender) cell.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
     /// Row name.
     pub row: String,
@@ -73,7 +74,7 @@ pub fn relative_spread(values: &[f64]) -> f64 {
 }
 
 /// The speed table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SpeedResults {
     /// Measured rows, in order.
     pub rows: Vec<RowInfo>,
