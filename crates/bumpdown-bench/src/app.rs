@@ -34,6 +34,7 @@ pub fn main() -> ExitCode {
         Command::FreshChild => fresh::child_main(&options),
         Command::Report => run_report(options),
         Command::Render { file, out } => render(file, out.as_deref(), options.output),
+        Command::Compare { before, after } => return compare(before, after),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -55,6 +56,26 @@ fn render(file: &Path, out: Option<&Path>, output: Output) -> Result<(), String>
         report::write_files(dir, &rendered, None)?;
     }
     Ok(())
+}
+
+/// `compare A B`: prints the table of what changed from run A to run B. Exits 0 when no
+/// figure got slower beyond the noise, 1 when one did, 2 when a file cannot be read.
+fn compare(before: &Path, after: &Path) -> ExitCode {
+    let (a, b) = match (Results::read(before), Results::read(after)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(message), _) | (_, Err(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let (table, changes) = crate::compare::table(&a, &b);
+    let _ = std::io::stdout().write_all(table.as_bytes());
+    let slower = changes.iter().any(|c| c.verdict == crate::compare::Verdict::Slower);
+    if slower {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.

@@ -123,6 +123,13 @@ pub enum Command {
         /// Where to write the report, charts and README snippet, if anywhere.
         out: Option<PathBuf>,
     },
+    /// Compare two stored results files.
+    Compare {
+        /// Run A, the baseline.
+        before: PathBuf,
+        /// Run B.
+        after: PathBuf,
+    },
 }
 
 /// Parsed options.
@@ -227,6 +234,15 @@ enum Stage {
         #[arg(long)]
         readme: bool,
     },
+    /// Compare two results files figure by figure: B's median over A's, flagged where
+    /// the change exceeds both runs' spread and 3%. Exit status: 0 when no figure got
+    /// slower, 1 when one did, 2 on a usage error or an unreadable file
+    Compare {
+        /// Run A, the baseline (a results.json)
+        before: PathBuf,
+        /// Run B, the one to judge (a results.json)
+        after: PathBuf,
+    },
 }
 
 const ABOUT: &str = "\
@@ -290,6 +306,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Er
         _ => match &cli.stage {
             None => Command::Report,
             Some(Stage::Render { file, out, .. }) => Command::Render { file: file.clone(), out: out.clone() },
+            Some(Stage::Compare { before, after }) => Command::Compare { before: before.clone(), after: after.clone() },
         },
     };
     let readme = cli.readme || matches!(cli.stage, Some(Stage::Render { readme: true, .. }));
@@ -345,6 +362,8 @@ mod tests {
         let (file, out) = ("results.json".into(), Some("docs/bench".into()));
         assert_eq!(render.command, Command::Render { file, out });
         assert_eq!(render.output, Output::Readme);
+        let (before, after) = ("a.json".into(), "b.json".into());
+        assert_eq!(parse_str("compare a.json b.json").unwrap().command, Command::Compare { before, after });
     }
 
     #[test]
@@ -356,6 +375,7 @@ mod tests {
         assert!(parse_str("--child fresh 1").is_err());
         assert!(parse_str("--child other").is_err());
         assert!(parse_str("render").is_err());
+        assert!(parse_str("compare a.json").is_err());
         // What `cargo bench` passes is accepted.
         assert_eq!(parse_str("--bench").unwrap().command, Command::Report);
     }

@@ -12,6 +12,7 @@ mod bumper;
 mod charts;
 mod cli;
 mod collection_kernels;
+mod compare;
 pub mod contenders;
 mod fastpath;
 mod fresh;
