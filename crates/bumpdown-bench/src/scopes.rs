@@ -11,17 +11,18 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use crate::bumper;
 use crate::cli::Options;
 use crate::collection_kernels as ck;
 use crate::harness::{self, Clock, Plan, Sampler};
 use crate::kernels::{self, Alloc, Form};
-use crate::procs;
+use crate::procs::{self, ChildSamples};
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
 use crate::text::thousands;
-use serde::{Deserialize, Serialize};
 
 /// Allocations per sample in the loop rows (as in the speed table's small rows).
 pub const LOOP_ITERS: usize = 10_000;
@@ -427,7 +428,11 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
         let output = procs::run_self(&args, run)?;
-        parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
+        let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
+            .map_err(|e| format!("scopes child {index}: cannot read its samples: {e}"))?;
+        stack_offsets.push(child.stack_offset);
+        clock_overheads.push(child.clock_overhead_ns);
+        raw.push(child.cells);
     }
     Ok(Some(ScopeResults {
         rows,
@@ -440,43 +445,12 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
 }
 
 /// One process's samples of one cell.
+#[derive(Serialize, Deserialize)]
 struct RawCell {
     row: String,
     way: String,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-fn parse_child(
-    output: &str,
-    process: usize,
-    raw: &mut Vec<Vec<RawCell>>,
-    stack_offsets: &mut Vec<usize>,
-    clock_overheads: &mut Vec<f64>,
-) -> Result<(), String> {
-    let bad = |line: &str| format!("scopes child {process}: cannot parse line {line:?}");
-    let mut cells = Vec::new();
-    for line in output.lines() {
-        let mut fields = line.split('\t');
-        match fields.next() {
-            Some("stack") => stack_offsets.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("clock") => clock_overheads.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("cell") => {
-                let mut next = || fields.next().ok_or_else(|| bad(line));
-                let row = next()?.to_owned();
-                let way = next()?.to_owned();
-                let heap_events = next()?.parse().map_err(|_| bad(line))?;
-                let samples = fields.map(|f| f.parse::<f64>().map_err(|_| bad(line))).collect::<Result<Vec<_>, _>>()?;
-                if samples.is_empty() {
-                    return Err(bad(line));
-                }
-                cells.push(RawCell { row, way, heap_events, samples });
-            }
-            _ => return Err(bad(line)),
-        }
-    }
-    raw.push(cells);
-    Ok(())
 }
 
 /// Pools each cell's samples over the processes (`raw[process]` holds one process's
@@ -551,20 +525,21 @@ fn measure_rows(options: &Options) -> String {
     harness::spin(Duration::from_millis(300));
     let clock = Clock::calibrate();
 
-    let mut out = format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns());
+    let mut cells = Vec::new();
     for row in &rows {
         let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
         for (way, samples) in ways.into_iter().zip(results) {
-            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
-            out.push_str(&format!("cell\t{}\t{way}\t{heap_events}", row.name));
-            for sample in samples {
-                out.push_str(&format!("\t{:.4}", sample.ns_per_op));
-            }
-            out.push('\n');
+            cells.push(RawCell {
+                row: row.name.to_owned(),
+                way: way.to_owned(),
+                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+            });
         }
     }
-    out
+    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
+    serde_json::to_string(&samples).expect("samples serialize")
 }
 
 #[cfg(test)]
