@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::cli::{self, Command, Options, Output};
+use crate::cli::{self, Command, Options, Output, Stage};
 use crate::progress::{self, Run, Section};
 use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
@@ -33,8 +33,8 @@ pub fn main() -> ExitCode {
         Command::Seed004Child { contender } => seed004::child_main(contender),
         Command::FreshChild => fresh::child_main(&options),
         Command::Report => run_report(options),
-        Command::Render { file, out } => render(file, out.as_deref(), options.output),
-        Command::Compare { before, after } => return compare(before, after),
+        Command::Stage(Stage::Render { file, out, readme }) => render(file, out.as_deref(), *readme),
+        Command::Stage(Stage::Compare { before, after }) => return compare(before, after),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -47,10 +47,9 @@ pub fn main() -> ExitCode {
 
 /// `render FILE`: prints the report of a stored results file (or its README snippet),
 /// and with `--out DIR` writes it with its charts into `DIR`.
-fn render(file: &Path, out: Option<&Path>, output: Output) -> Result<(), String> {
-    let results = Results::read(file)?;
-    let rendered = report::render(&results);
-    let text = if output == Output::Readme { &rendered.readme } else { &rendered.markdown };
+fn render(file: &Path, out: Option<&Path>, readme: bool) -> Result<(), String> {
+    let rendered = report::render(&Results::read(file)?);
+    let text = if readme { &rendered.readme } else { &rendered.markdown };
     let _ = std::io::stdout().write_all(text.as_bytes());
     if let Some(dir) = out {
         report::write_files(dir, &rendered, None)?;
@@ -71,11 +70,7 @@ fn compare(before: &Path, after: &Path) -> ExitCode {
     let (table, changes) = crate::compare::table(&a, &b);
     let _ = std::io::stdout().write_all(table.as_bytes());
     let slower = changes.iter().any(|c| c.verdict == crate::compare::Verdict::Slower);
-    if slower {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    ExitCode::from(u8::from(slower))
 }
 
 /// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.

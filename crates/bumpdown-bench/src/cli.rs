@@ -1,16 +1,17 @@
 //! Command-line options.
 
-use clap::error::ErrorKind;
-use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
+use serde::{Deserialize, Serialize};
 
 /// How much measuring to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Effort {
     /// Default: the whole report in a few minutes (`--help` says how long).
+    #[default]
     Quick,
     /// More samples and processes, for numbers worth publishing.
     Full,
@@ -19,65 +20,49 @@ pub enum Effort {
 impl Effort {
     /// Processes the speed table is measured in.
     pub fn processes(self) -> usize {
-        match self {
-            Effort::Quick => 8,
-            Effort::Full => 12,
-        }
+        self.pick(8, 12)
     }
 
     /// Recorded samples per cell and process.
     pub fn samples(self) -> usize {
-        match self {
-            Effort::Quick => 151,
-            Effort::Full => 401,
-        }
+        self.pick(151, 401)
     }
 
     /// Samples per cell and process taken before recording.
     pub fn warmup(self) -> usize {
-        match self {
-            Effort::Quick => 10,
-            Effort::Full => 30,
-        }
+        self.pick(10, 30)
     }
 
     /// Recorded samples per cell of the threads section (each a whole multi-thread run).
     pub fn thread_samples(self) -> usize {
-        match self {
-            Effort::Quick => 15,
-            Effort::Full => 41,
-        }
+        self.pick(15, 41)
     }
 
     /// Samples per cell of the reset-cost table (each one fill, then the timed reset).
     pub fn reset_samples(self) -> usize {
-        match self {
-            Effort::Quick => 41,
-            Effort::Full => 101,
-        }
+        self.pick(41, 101)
     }
 
     /// Processes that measure the fresh-arena table.
     pub fn fresh_processes(self) -> usize {
-        match self {
-            Effort::Quick => 3,
-            Effort::Full => 5,
-        }
+        self.pick(3, 5)
     }
 
     /// Samples per cell and process of the fresh-arena table (each a whole arena's life).
     pub fn fresh_samples(self) -> usize {
-        match self {
-            Effort::Quick => 11,
-            Effort::Full => 21,
-        }
+        self.pick(11, 21)
     }
 
     /// Runs per way of the real-use section.
     pub fn real_use_runs(self) -> usize {
+        self.pick(3, 9)
+    }
+
+    /// `quick` or `full`, as this effort is.
+    fn pick(self, quick: usize, full: usize) -> usize {
         match self {
-            Effort::Quick => 3,
-            Effort::Full => 9,
+            Effort::Quick => quick,
+            Effort::Full => full,
         }
     }
 
@@ -116,20 +101,8 @@ pub enum Command {
         /// Contender name.
         contender: String,
     },
-    /// Render a stored results file.
-    Render {
-        /// The results file.
-        file: PathBuf,
-        /// Where to write the report, charts and README snippet, if anywhere.
-        out: Option<PathBuf>,
-    },
-    /// Compare two stored results files.
-    Compare {
-        /// Run A, the baseline.
-        before: PathBuf,
-        /// Run B.
-        after: PathBuf,
-    },
+    /// Work on stored results files: `render`, `compare`.
+    Stage(Stage),
 }
 
 /// Parsed options.
@@ -221,8 +194,8 @@ struct Cli {
 }
 
 /// The stages that work on stored results files instead of measuring.
-#[derive(Subcommand, Debug)]
-enum Stage {
+#[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
     /// Print the report of a stored results file (--readme: the README snippet)
     Render {
         /// A results file written by a report run (bumpdown-report/results.json)
@@ -303,14 +276,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Er
             _ => return Err(bad(format!("bad child {:?}", cli.child))),
         },
         _ if cli.list => Command::List,
-        _ => match &cli.stage {
-            None => Command::Report,
-            Some(Stage::Render { file, out, .. }) => Command::Render { file: file.clone(), out: out.clone() },
-            Some(Stage::Compare { before, after }) => Command::Compare { before: before.clone(), after: after.clone() },
-        },
+        _ => cli.stage.map_or(Command::Report, Command::Stage),
     };
-    let readme = cli.readme || matches!(cli.stage, Some(Stage::Render { readme: true, .. }));
-    let output = match (cli.json, readme) {
+    let output = match (cli.json, cli.readme) {
         (true, _) => Output::Json,
         (_, true) => Output::Readme,
         _ => Output::Markdown,
@@ -360,10 +328,12 @@ mod tests {
         assert_eq!(parse_str("--child scopes 3").unwrap().command, Command::ScopesChild { index: 3 });
         let render = parse_str("render --readme --out docs/bench results.json").unwrap();
         let (file, out) = ("results.json".into(), Some("docs/bench".into()));
-        assert_eq!(render.command, Command::Render { file, out });
-        assert_eq!(render.output, Output::Readme);
+        assert_eq!(render.command, Command::Stage(Stage::Render { file, out, readme: true }));
         let (before, after) = ("a.json".into(), "b.json".into());
-        assert_eq!(parse_str("compare a.json b.json").unwrap().command, Command::Compare { before, after });
+        assert_eq!(
+            parse_str("compare a.json b.json").unwrap().command,
+            Command::Stage(Stage::Compare { before, after })
+        );
     }
 
     #[test]

@@ -157,7 +157,7 @@ mod tests {
         for c in &mut speed.cells {
             c.process_medians = vec![c.median_ns, c.median_ns * (1.0 + spread)];
         }
-        Results { speed: Some(speed), ..Results::empty() }
+        Results { speed: Some(speed), ..Results::default() }
     }
 
     fn verdicts(a: &Results, b: &Results) -> Vec<Verdict> {

@@ -16,9 +16,10 @@
 use std::hint::black_box;
 use std::process::Command;
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::Contender;
 use crate::progress::{Run, Section};
-use serde::{Deserialize, Serialize};
 
 /// The calls measured, in table order.
 pub const CALLS: [&str; 6] =

@@ -14,6 +14,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::Options;
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
@@ -22,7 +24,6 @@ use crate::kernels::{Alloc, Slice, Str, Work};
 use crate::progress::{Run, Section};
 use crate::rows::Words;
 use crate::sources;
-use serde::{Deserialize, Serialize};
 
 /// Operations per sample, as in stumpalo's benchmark.
 pub const OPS: usize = 100_000;

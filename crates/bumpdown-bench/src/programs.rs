@@ -11,9 +11,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::{Effort, Options};
 use crate::progress::{Run, Section};
-use serde::{Deserialize, Serialize};
 
 /// What the scripts printed.
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -21,10 +21,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::harness;
 use crate::heap;
 use crate::progress::{Run, Section};
-use serde::{Deserialize, Serialize};
 
 /// Bytes of source to generate.
 pub const SOURCE_BYTES: usize = 8 << 20;

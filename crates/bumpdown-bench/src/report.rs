@@ -57,15 +57,7 @@ fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
         fresh.samples
     );
     let names = crate::contenders::names();
-    let _ = write!(md, "| case |");
-    for name in &names {
-        let _ = write!(md, " {name} |");
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in &names {
-        let _ = write!(md, "---|");
-    }
-    md.push('\n');
+    let _ = writeln!(md, "| case | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
     for row in ROWS {
         let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
         let Some(best) = cells.iter().flatten().copied().reduce(f64::min) else { continue };
@@ -99,15 +91,8 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         ns(costs.clock_ns)
     );
     let costs = &costs.columns;
-    let _ = write!(md, "| fill |");
-    for c in costs {
-        let _ = write!(md, " {} |", c.name);
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in costs {
-        let _ = write!(md, "---|");
-    }
-    md.push('\n');
+    let names: Vec<&str> = costs.iter().map(|c| c.name.as_str()).collect();
+    let _ = writeln!(md, "| fill | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
     for (i, &chunks) in resets::CHUNK_COUNTS.iter().enumerate() {
         let _ = write!(md, "| {:.1} KiB ({chunks} small chunks) |", resets::fill_bytes(chunks) as f64 / 1024.0);
         for c in costs {
@@ -396,19 +381,9 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         complete_rows += usize::from(complete);
         let _ = write!(md, "| {} |", row.name);
         for (i, cell) in cells.iter().enumerate() {
-            match cell {
-                Some(cell) if fastest > 0.0 => {
-                    let ratio = cell.median_ns / fastest;
-                    if complete {
-                        log_ratio_sums[i] += ratio.ln();
-                    }
-                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
-                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
-                }
-                Some(cell) => {
-                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
-                }
-                None => md.push_str(" — |"),
+            let ratio = timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
+            if let (true, Some(ratio)) = (complete, ratio) {
+                log_ratio_sums[i] += ratio.ln();
             }
         }
         if speed.process_count() > 1 {
@@ -431,6 +406,28 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         md.push_str(" |\n");
     }
     let _ = writeln!(md, "\n{}\n", legend());
+}
+
+/// One timed cell, `(median ns, samples that called the heap)` or `None` where not
+/// measured: its colour band, ratio to the row's `fastest` and time, ⚠ where a timed
+/// batch called the heap. Returns the ratio.
+fn timed_cell(md: &mut String, cell: Option<(f64, usize)>, fastest: f64) -> Option<f64> {
+    match cell {
+        Some((median, heap_events)) if fastest > 0.0 => {
+            let ratio = median / fastest;
+            let warn = if heap_events > 0 { " ⚠" } else { "" };
+            let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(median));
+            Some(ratio)
+        }
+        Some((median, _)) => {
+            let _ = write!(md, " ({} ns) |", ns(median));
+            None
+        }
+        None => {
+            md.push_str(" — |");
+            None
+        }
+    }
 }
 
 /// One cell's per-process figures, for the spread column.
@@ -538,17 +535,7 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
         let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key)).collect();
         let _ = write!(md, "| {} |", row.name);
         for cell in &cells {
-            match cell {
-                Some(cell) if fastest > 0.0 => {
-                    let ratio = cell.median_ns / fastest;
-                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
-                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
-                }
-                Some(cell) => {
-                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
-                }
-                None => md.push_str(" — |"),
-            }
+            timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
         }
         let spreads: Vec<Spread> = cells
             .iter()
@@ -1051,6 +1038,7 @@ mod tests {
         );
         let pass = |ns: f64| seed004::Pass { ns, faults: 12, cpu_ns: ns * 1.1 };
         let results = Results {
+            format_version: crate::results::FORMAT_VERSION,
             filter: Some("a\"quoted\" filter".to_owned()),
             speed: Some(speed),
             resets: vec![ResetResult {
@@ -1075,7 +1063,7 @@ mod tests {
             }]),
             fast_path: Some(FastPath::Unavailable("no objdump".to_owned())),
             failed: vec![("programs".to_owned(), "exit status: 2".to_owned())],
-            ..Results::empty()
+            ..Results::default()
         };
         let stored = Results::from_json(&results.to_json()).unwrap();
         let (before, after) = (render(&results), render(&stored));
@@ -1089,7 +1077,7 @@ mod tests {
 
     #[test]
     fn another_format_version_is_refused() {
-        let text = Results { format_version: crate::results::FORMAT_VERSION + 1, ..Results::empty() }.to_json();
+        let text = Results { format_version: crate::results::FORMAT_VERSION + 1, ..Results::default() }.to_json();
         let err = Results::from_json(&text).unwrap_err();
         assert!(err.contains("format version"), "{err}");
         assert!(Results::from_json("{}").is_err());
@@ -1146,7 +1134,7 @@ mod tests {
         let report = Results {
             speed: Some(speed),
             failed: vec![("programs".to_owned(), "preload.sh failed (exit status: 2)".to_owned())],
-            ..Results::empty()
+            ..Results::default()
         };
         let md = report.markdown(&report.charts());
         let at = |text: &str| md.find(text).unwrap_or_else(|| panic!("no {text:?} in {md}"));

@@ -9,10 +9,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
 use crate::heap::Snapshot;
-use serde::{Deserialize, Serialize};
 
 /// Bytes put into each arena before the reset.
 pub const FILL_BYTES: usize = 8 << 20;

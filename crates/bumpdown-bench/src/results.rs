@@ -24,7 +24,7 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Everything the report shows: the machine and toolchain, how the run was asked to
 /// go, and each section's measurements (a section not selected is `None` or empty).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Results {
     /// [`FORMAT_VERSION`] of the program that wrote the file.
     pub format_version: u32,
@@ -86,29 +86,5 @@ impl Results {
     pub fn read(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
-    }
-}
-
-/// Results with no section measured, for tests to fill in.
-#[cfg(test)]
-impl Results {
-    pub(crate) fn empty() -> Self {
-        Results {
-            format_version: FORMAT_VERSION,
-            machine: Machine::detect(),
-            effort: Effort::Quick,
-            filter: None,
-            speed: None,
-            scopes: None,
-            resets: Vec::new(),
-            reset_costs: None,
-            fresh: None,
-            threads: Vec::new(),
-            seed004: None,
-            fast_path: None,
-            real_use: None,
-            programs: None,
-            failed: Vec::new(),
-        }
     }
 }

@@ -1,11 +1,12 @@
 //! The rows of the speed table: a name, a description, and how to build the
 //! samplers of every (contender, form) cell of the row.
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::{self, Column, ColumnVisitor};
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form, Slice, SliceLit, Str, StrLit, Work};
 use crate::sources;
-use serde::{Deserialize, Serialize};
 
 /// Allocations per sample for small sizes; large sizes get fewer (see [`iters_for`]).
 const MAX_BATCH: usize = 10_000;

@@ -24,6 +24,7 @@ use std::ptr;
 use std::time::Instant;
 
 use bumpdown::{ResetPolicy, VmArena, VmOptions};
+
 use serde::{Deserialize, Serialize};
 
 use crate::cli::{Effort, Options};

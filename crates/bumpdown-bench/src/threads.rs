@@ -12,10 +12,11 @@ use std::hint::black_box;
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
 use crate::progress::{Run, Section};
-use serde::{Deserialize, Serialize};
 
 /// Allocations per thread per sample.
 pub const PER_THREAD: usize = 200_000;
