@@ -125,7 +125,7 @@ pub struct Options {
 pub enum Output {
     /// The markdown report (default).
     Markdown,
-    /// The JSON report (`--json`).
+    /// The results file, JSON (`--json`).
     Json,
     /// A snippet for the workspace README (`--readme`): the speed charts and
     /// tables, with image paths relative to the repository root.
