@@ -59,7 +59,7 @@ impl Effort {
     }
 
     /// `quick` or `full`, as this effort is.
-    fn pick(self, quick: usize, full: usize) -> usize {
+    pub fn pick<T>(self, quick: T, full: T) -> T {
         match self {
             Effort::Quick => quick,
             Effort::Full => full,
