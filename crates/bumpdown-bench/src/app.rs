@@ -1,19 +1,22 @@
 //! The program: parses the command line and runs the report or a child.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
-use crate::cli::{self, Command, Options, Output};
+use crate::cli::{self, Command, Options, Output, Stage};
 use crate::progress::{self, Run, Section};
+use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
 /// Runs `bumpdown-bench` with this process's arguments.
 pub fn main() -> ExitCode {
     let options = match cli::parse(std::env::args().skip(1)) {
         Ok(options) => options,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(2);
+        Err(error) => {
+            // A usage error (clap's message and exit status 2), or a subcommand's `--help`.
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
     let outcome = match &options.command {
@@ -30,6 +33,8 @@ pub fn main() -> ExitCode {
         Command::Seed004Child { contender } => seed004::child_main(contender),
         Command::FreshChild => fresh::child_main(&options),
         Command::Report => run_report(options),
+        Command::Stage(Stage::Render { file, out, readme }) => render(file, out.as_deref(), *readme),
+        Command::Stage(Stage::Compare { before, after }) => return compare(before, after),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -38,6 +43,34 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `render FILE`: prints the report of a stored results file (or its README snippet),
+/// and with `--out DIR` writes it with its charts into `DIR`.
+fn render(file: &Path, out: Option<&Path>, readme: bool) -> Result<(), String> {
+    let rendered = report::render(&Results::read(file)?);
+    let text = if readme { &rendered.readme } else { &rendered.markdown };
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if let Some(dir) = out {
+        report::write_files(dir, &rendered, None)?;
+    }
+    Ok(())
+}
+
+/// `compare A B`: prints the table of what changed from run A to run B. Exits 0 when no
+/// figure got slower beyond the noise, 1 when one did, 2 when a file cannot be read.
+fn compare(before: &Path, after: &Path) -> ExitCode {
+    let (a, b) = match (Results::read(before), Results::read(after)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(message), _) | (_, Err(message)) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let (table, changes) = crate::compare::table(&a, &b);
+    let _ = std::io::stdout().write_all(table.as_bytes());
+    let slower = changes.iter().any(|c| c.verdict == crate::compare::Verdict::Slower);
+    ExitCode::from(u8::from(slower))
 }
 
 /// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
@@ -146,9 +179,11 @@ fn run_report(options: Options) -> Result<(), String> {
         if planned(Section::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
     let failed = failed.sections;
     run.finish();
-    let report = report::Report {
+    let results = Results {
+        format_version: results::FORMAT_VERSION,
         machine: machine::Machine::detect(),
-        options,
+        effort: options.effort,
+        filter: options.filter.clone(),
         speed,
         scopes,
         resets,
@@ -161,33 +196,24 @@ fn run_report(options: Options) -> Result<(), String> {
         programs,
         failed,
     };
-    let charts = report.charts();
-    let markdown = report.markdown(&charts);
-    let json = report.json();
-    let readme = report.readme(&charts);
-    let stdout = match report.options.output {
-        Output::Markdown => markdown.clone(),
-        Output::Json => format!("{json}\n"),
-        Output::Readme => readme.clone(),
+    let rendered = report::render(&results);
+    let json = results.to_json();
+    let stdout = match options.output {
+        Output::Markdown => &rendered.markdown,
+        Output::Json => &json,
+        Output::Readme => &rendered.readme,
     };
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(stdout.as_bytes());
-    let listings = report::fast_path_listings(report.fast_path.as_ref());
-    let files = report::Files {
-        markdown: &markdown,
-        json: &json,
-        readme: &readme,
-        charts: &charts,
-        listings: listings.as_deref(),
-    };
-    let dir = report::save(&files)?;
+    let dir = report::save(&rendered, &json)?;
     eprintln!(
-        "report saved in {}: report.md, report.json, readme-snippet.md, {} charts{}",
+        "report saved in {}: report.md, {}, readme-snippet.md, {} charts{}",
         dir.display(),
-        charts.len(),
-        if listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
+        report::RESULTS_FILE,
+        rendered.charts.len(),
+        if rendered.listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
     );
-    match report.failed.len() {
+    match results.failed.len() {
         0 => Ok(()),
         n => Err(format!("{n} section(s) failed and are missing from the report (see above)")),
     }

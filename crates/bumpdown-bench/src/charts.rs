@@ -620,8 +620,8 @@ fn real_use_chart(r: &RealUse) -> String {
     svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ms per run");
     for (i, w) in r.ways.iter().enumerate() {
         let y = top + group * i as f64 + gap / 2.0;
-        svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, w.name);
-        let colour = real_use_colour(w.name);
+        svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, &w.name);
+        let colour = real_use_colour(&w.name);
         let shades = [colour.to_owned(), pale(colour), pale(&pale(colour))];
         let mut start = 0.0;
         for ((phase, ms), shade) in
@@ -696,8 +696,8 @@ mod tests {
     }
 
     fn tiny_real_use() -> RealUse {
-        let way = |name, parse_ms| crate::realuse::WayResult {
-            name,
+        let way = |name: &str, parse_ms| crate::realuse::WayResult {
+            name: name.to_owned(),
             parse_ms,
             eval_ms: 20.0,
             drop_ms: 0.5,

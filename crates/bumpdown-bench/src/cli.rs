@@ -1,9 +1,17 @@
 //! Command-line options.
 
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
+use serde::{Deserialize, Serialize};
+
 /// How much measuring to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Effort {
     /// Default: the whole report in a few minutes (`--help` says how long).
+    #[default]
     Quick,
     /// More samples and processes, for numbers worth publishing.
     Full,
@@ -12,65 +20,49 @@ pub enum Effort {
 impl Effort {
     /// Processes the speed table is measured in.
     pub fn processes(self) -> usize {
-        match self {
-            Effort::Quick => 8,
-            Effort::Full => 12,
-        }
+        self.pick(8, 12)
     }
 
     /// Recorded samples per cell and process.
     pub fn samples(self) -> usize {
-        match self {
-            Effort::Quick => 151,
-            Effort::Full => 401,
-        }
+        self.pick(151, 401)
     }
 
     /// Samples per cell and process taken before recording.
     pub fn warmup(self) -> usize {
-        match self {
-            Effort::Quick => 10,
-            Effort::Full => 30,
-        }
+        self.pick(10, 30)
     }
 
     /// Recorded samples per cell of the threads section (each a whole multi-thread run).
     pub fn thread_samples(self) -> usize {
-        match self {
-            Effort::Quick => 15,
-            Effort::Full => 41,
-        }
+        self.pick(15, 41)
     }
 
     /// Samples per cell of the reset-cost table (each one fill, then the timed reset).
     pub fn reset_samples(self) -> usize {
-        match self {
-            Effort::Quick => 41,
-            Effort::Full => 101,
-        }
+        self.pick(41, 101)
     }
 
     /// Processes that measure the fresh-arena table.
     pub fn fresh_processes(self) -> usize {
-        match self {
-            Effort::Quick => 3,
-            Effort::Full => 5,
-        }
+        self.pick(3, 5)
     }
 
     /// Samples per cell and process of the fresh-arena table (each a whole arena's life).
     pub fn fresh_samples(self) -> usize {
-        match self {
-            Effort::Quick => 11,
-            Effort::Full => 21,
-        }
+        self.pick(11, 21)
     }
 
     /// Runs per way of the real-use section.
     pub fn real_use_runs(self) -> usize {
+        self.pick(3, 9)
+    }
+
+    /// `quick` or `full`, as this effort is.
+    pub fn pick<T>(self, quick: T, full: T) -> T {
         match self {
-            Effort::Quick => 3,
-            Effort::Full => 9,
+            Effort::Quick => quick,
+            Effort::Full => full,
         }
     }
 
@@ -109,6 +101,8 @@ pub enum Command {
         /// Contender name.
         contender: String,
     },
+    /// Work on stored results files: `render`, `compare`.
+    Stage(Stage),
 }
 
 /// Parsed options.
@@ -131,7 +125,7 @@ pub struct Options {
 pub enum Output {
     /// The markdown report (default).
     Markdown,
-    /// The JSON report (`--json`).
+    /// The results file, JSON (`--json`).
     Json,
     /// A snippet for the workspace README (`--readme`): the speed charts and
     /// tables, with image paths relative to the repository root.
@@ -150,22 +144,88 @@ impl Options {
     }
 }
 
-/// Usage text for `--help`, with the expected duration of a quick and a full run and
-/// of the full run's real programs (`plan::expected_run_secs` computes them: the caller
-/// passes them in, so that this module, which `plan` builds its plans from, does not
-/// depend on it).
-pub fn usage(quick: &str, full: &str, programs: &str) -> String {
-    format!(
-        "\
-usage: bumpdown-bench [--quick | --full] [--filter SUBSTR] [--processes N]
-                      [--json | --readme] [--list]
+/// The command line as clap reads it; [`parse`] turns it into [`Options`].
+#[derive(Parser, Debug)]
+#[command(
+    name = "bumpdown-bench",
+    about = ABOUT,
+    after_help = SECTIONS,
+    // `--help` is ours: its text carries durations that `app.rs` computes.
+    disable_help_flag = true,
+    disable_help_subcommand = true,
+    // `--full --full` is harmless, as `--filter a --filter b` keeps the last.
+    args_override_self = true
+)]
+struct Cli {
+    /// Filled in by [`usage`]: the duration of a quick run.
+    #[arg(long, conflicts_with = "full")]
+    quick: bool,
+    /// Filled in by [`usage`]: the duration of a full run.
+    #[arg(long)]
+    full: bool,
+    /// Only rows whose name contains SUBSTR; a filter that matches nothing is an
+    /// error and leaves the previous report files
+    #[arg(long, value_name = "SUBSTR")]
+    filter: Option<String>,
+    /// Measure the speed table in N processes
+    #[arg(long, value_name = "N")]
+    processes: Option<usize>,
+    /// Print the JSON results on stdout instead of markdown
+    #[arg(long, conflicts_with = "readme")]
+    json: bool,
+    /// Print the README snippet on stdout instead (charts and tables, image links
+    /// pointing at docs/bench/, where to copy the SVGs)
+    #[arg(long)]
+    readme: bool,
+    /// Print the row names and exit
+    #[arg(long)]
+    list: bool,
+    /// Print this help
+    #[arg(short, long)]
+    help: bool,
+    /// A child process of the report: `speed N`, `scopes N`, `seed004 CONTENDER`, `fresh`.
+    #[arg(long, hide = true, num_args = 1..=2, value_names = ["KIND", "ARG"])]
+    child: Option<Vec<String>>,
+    /// `cargo bench` passes `--bench`; accepted so that works too.
+    #[arg(long, hide = true)]
+    bench: bool,
+    #[command(subcommand)]
+    stage: Option<Stage>,
+}
 
+/// The stages that work on stored results files instead of measuring.
+#[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Print the report of a stored results file (--readme: the README snippet)
+    Render {
+        /// A results file written by a report run (bumpdown-report/results.json)
+        file: PathBuf,
+        /// Also write report.md, readme-snippet.md, the charts and the listings into DIR
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Print the README snippet instead of the report
+        #[arg(long)]
+        readme: bool,
+    },
+    /// Compare two results files figure by figure: B's median over A's, flagged where
+    /// the change exceeds both runs' spread and 3%. Exit status: 0 when no figure got
+    /// slower, 1 when one did, 2 on a usage error or an unreadable file
+    Compare {
+        /// Run A, the baseline (a results.json)
+        before: PathBuf,
+        /// Run B, the one to judge (a results.json)
+        after: PathBuf,
+    },
+}
+
+const ABOUT: &str = "\
 Prints a markdown report comparing bumpdown with other bump allocators on stdout
 (one progress line with the time elapsed and left on stderr) and writes it to
-<target dir>/bumpdown-report/: report.md, report.json, the charts (*.svg),
+<target dir>/bumpdown-report/: report.md, results.json, the charts (*.svg),
 readme-snippet.md and fast-path-listings.md (the disassembly the fast-path table
-counts).
+counts).";
 
+const SECTIONS: &str = "\
 Sections, and the --filter word that selects each alone:
   speed table      one row per operation: alloc_u8, alloc_str_lit_8, ... (--list)
   scopes           scope (allocation loop, enter/exit), bumper (Bumper.jl workload)
@@ -180,84 +240,56 @@ Sections, and the --filter word that selects each alone:
   fresh            stumpalo's method: a new arena per sample, 100,000 operations,
                    dropped, mimalloc heap (rows fresh_alloc_u8, ..., fresh_clear)
 
-Durations were measured on a two-core VM; the first run also builds (about 1.5 min).
-  --quick          default: about {quick}
-  --full           more samples and processes, every real program: about {full},
-                   {programs} of them the real programs
-  --filter SUBSTR  only rows whose name contains SUBSTR; a filter that matches
-                   nothing is an error and leaves the previous report files
-  --processes N    measure the speed table in N processes
-  --json           print the JSON report on stdout instead of markdown
-  --readme         print the README snippet on stdout instead (charts and tables,
-                   image links pointing at docs/bench/, where to copy the SVGs)
-  --list           print the row names and exit"
-    )
+Durations were measured on a two-core VM; the first run also builds (about 1.5 min).";
+
+/// Usage text for `--help`, with the expected duration of a quick and a full run and
+/// of the full run's real programs (`plan::expected_run_secs` computes them: the caller
+/// passes them in, so that this module, which `plan` builds its plans from, does not
+/// depend on it).
+pub fn usage(quick: &str, full: &str, programs: &str) -> String {
+    Cli::command()
+        .mut_arg("quick", |arg| arg.help(format!("Default: about {quick}")))
+        .mut_arg("full", |arg| {
+            arg.help(format!(
+                "More samples and processes, every real program: about {full}, {programs} of them the real programs"
+            ))
+        })
+        .render_help()
+        .to_string()
 }
 
 /// Parses the arguments after the program name.
-pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, String> {
-    let mut options = Options {
-        command: Command::Report,
-        effort: Effort::Quick,
-        filter: None,
-        processes: None,
-        output: Output::Markdown,
+pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Error> {
+    let cli = Cli::try_parse_from(std::iter::once("bumpdown-bench".to_owned()).chain(args))?;
+    let bad = |message: String| Cli::command().error(ErrorKind::InvalidValue, message);
+    let index = |n: Option<&String>| match n.map(|n| n.parse()) {
+        Some(Ok(index)) => Ok(index),
+        _ => Err(bad(format!("bad child index {n:?}"))),
     };
-    let mut args = args.into_iter();
-    // The flag that set the effort, and the one that set the output, to reject a second
-    // one that contradicts it.
-    let (mut effort_flag, mut output_flag): (Option<String>, Option<String>) = (None, None);
-    let once = |seen: &mut Option<String>, arg: &str| match seen.replace(arg.to_owned()) {
-        Some(before) if before != arg => Err(format!("{before} and {arg} cannot be used together")),
-        _ => Ok(()),
+    let command = match cli.child.as_deref() {
+        _ if cli.help => Command::Help,
+        Some([kind, rest @ ..]) => match (kind.as_str(), rest.first()) {
+            ("speed", n) => Command::SpeedChild { index: index(n)? },
+            ("scopes", n) => Command::ScopesChild { index: index(n)? },
+            ("seed004", Some(contender)) => Command::Seed004Child { contender: contender.clone() },
+            ("fresh", None) => Command::FreshChild,
+            _ => return Err(bad(format!("bad child {:?}", cli.child))),
+        },
+        _ if cli.list => Command::List,
+        _ => cli.stage.map_or(Command::Report, Command::Stage),
     };
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
-        match arg.as_str() {
-            "--quick" => {
-                once(&mut effort_flag, &arg)?;
-                options.effort = Effort::Quick;
-            }
-            "--full" => {
-                once(&mut effort_flag, &arg)?;
-                options.effort = Effort::Full;
-            }
-            "--list" => options.command = Command::List,
-            "--json" => {
-                once(&mut output_flag, &arg)?;
-                options.output = Output::Json;
-            }
-            "--readme" => {
-                once(&mut output_flag, &arg)?;
-                options.output = Output::Readme;
-            }
-            "--filter" => options.filter = Some(value("--filter")?),
-            "--processes" => {
-                let n = value("--processes")?;
-                options.processes = Some(n.parse().map_err(|_| format!("bad process count {n:?}"))?);
-            }
-            "--child" => {
-                options.command = match value("--child")?.as_str() {
-                    "speed" => {
-                        let n = value("--child speed")?;
-                        Command::SpeedChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
-                    }
-                    "scopes" => {
-                        let n = value("--child scopes")?;
-                        Command::ScopesChild { index: n.parse().map_err(|_| format!("bad child index {n:?}"))? }
-                    }
-                    "seed004" => Command::Seed004Child { contender: value("--child seed004")? },
-                    "fresh" => Command::FreshChild,
-                    other => return Err(format!("unknown child kind {other:?}")),
-                }
-            }
-            "-h" | "--help" => options.command = Command::Help,
-            // `cargo bench` passes `--bench`; accept it so that works too.
-            "--bench" => {}
-            other => return Err(format!("unknown argument {other:?} (--help lists the arguments)")),
-        }
-    }
-    Ok(options)
+    let output = match (cli.json, cli.readme) {
+        (true, _) => Output::Json,
+        (_, true) => Output::Readme,
+        _ => Output::Markdown,
+    };
+    Ok(Options {
+        command,
+        effort: if cli.full { Effort::Full } else { Effort::Quick },
+        filter: cli.filter,
+        processes: cli.processes,
+        output,
+    })
 }
 
 #[cfg(test)]
@@ -265,7 +297,7 @@ mod tests {
     use super::*;
 
     fn parse_str(line: &str) -> Result<Options, String> {
-        parse(line.split_whitespace().map(str::to_owned))
+        parse(line.split_whitespace().map(str::to_owned)).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -294,6 +326,14 @@ mod tests {
         );
         assert_eq!(parse_str("--child speed 2").unwrap().command, Command::SpeedChild { index: 2 });
         assert_eq!(parse_str("--child scopes 3").unwrap().command, Command::ScopesChild { index: 3 });
+        let render = parse_str("render --readme --out docs/bench results.json").unwrap();
+        let (file, out) = ("results.json".into(), Some("docs/bench".into()));
+        assert_eq!(render.command, Command::Stage(Stage::Render { file, out, readme: true }));
+        let (before, after) = ("a.json".into(), "b.json".into());
+        assert_eq!(
+            parse_str("compare a.json b.json").unwrap().command,
+            Command::Stage(Stage::Compare { before, after })
+        );
     }
 
     #[test]
@@ -301,12 +341,35 @@ mod tests {
         assert!(parse_str("--filter").is_err());
         assert!(parse_str("--frobnicate").is_err());
         assert!(parse_str("--child speed x").is_err());
+        assert!(parse_str("--child speed").is_err());
+        assert!(parse_str("--child fresh 1").is_err());
+        assert!(parse_str("--child other").is_err());
+        assert!(parse_str("render").is_err());
+        assert!(parse_str("compare a.json").is_err());
+        // What `cargo bench` passes is accepted.
+        assert_eq!(parse_str("--bench").unwrap().command, Command::Report);
+    }
+
+    #[test]
+    fn children_take_the_parents_options() {
+        let options = parse_str("--child fresh --full --filter alloc").unwrap();
+        assert_eq!(options.command, Command::FreshChild);
+        assert_eq!(options.effort, Effort::Full);
+        assert_eq!(options.filter.as_deref(), Some("alloc"));
+    }
+
+    #[test]
+    fn the_help_shows_the_durations() {
+        let help = usage("3 min", "20 min", "9 min");
+        assert!(help.contains("--quick") && help.contains("Default: about 3 min"), "{help}");
+        assert!(help.contains("about 20 min, 9 min of them the real programs"), "{help}");
+        assert!(!help.contains("--child"), "{help}");
     }
 
     #[test]
     fn rejects_contradictory_flags() {
         let err = parse_str("--quick --full").unwrap_err();
-        assert_eq!(err, "--quick and --full cannot be used together");
+        assert!(err.contains("'--quick' cannot be used with '--full'"), "{err}");
         assert!(parse_str("--full --filter x --quick").is_err());
         assert!(parse_str("--json --readme").is_err());
         // Repeating the same flag is harmless.

@@ -16,6 +16,8 @@
 use std::hint::black_box;
 use std::process::Command;
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::Contender;
 use crate::progress::{Run, Section};
 
@@ -264,12 +266,12 @@ probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
 probes!(blink, blink_alloc::Blink, "blink");
 
 /// One probe's straight line.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Probe {
     /// Contender name.
-    pub contender: &'static str,
+    pub contender: String,
     /// Which call (an entry of [`CALLS`]).
-    pub call: &'static str,
+    pub call: String,
     /// Instructions from the entry up to and including the first `ret`, but for the
     /// [`register_saves`](Self::register_saves); 0 if the probe could not be read (the
     /// listing then holds the reason).
@@ -286,7 +288,7 @@ pub struct Probe {
 }
 
 /// The section's outcome.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum FastPath {
     /// Every probe, contender by contender.
     Counted(Vec<Probe>),
@@ -319,8 +321,8 @@ pub fn measure(run: &Run) -> FastPath {
                 let probe = match symbol.as_ref().map_err(Clone::clone).and_then(|s| straight_line(&asm, s)) {
                     Ok(listing) => count(contender, call, listing),
                     Err(why) => Probe {
-                        contender,
-                        call,
+                        contender: contender.to_string(),
+                        call: call.to_string(),
                         instructions: 0,
                         branches: 0,
                         register_saves: 0,
@@ -340,11 +342,11 @@ pub fn measure(run: &Run) -> FastPath {
 }
 
 /// The table's columns: the contenders of `probes`, in order.
-pub fn columns(probes: &[Probe]) -> Vec<&'static str> {
-    let mut names: Vec<&'static str> = Vec::new();
+pub fn columns(probes: &[Probe]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
     for p in probes {
-        if !names.contains(&p.contender) {
-            names.push(p.contender);
+        if !names.contains(&p.contender.as_str()) {
+            names.push(&p.contender);
         }
     }
     names
@@ -354,8 +356,8 @@ pub fn columns(probes: &[Probe]) -> Vec<&'static str> {
 fn count(contender: &'static str, call: &'static str, listing: Vec<String>) -> Probe {
     let register_saves = listing.iter().filter(|i| is_register_save(i)).count();
     Probe {
-        contender,
-        call,
+        contender: contender.to_owned(),
+        call: call.to_owned(),
         instructions: listing.len() - register_saves,
         branches: listing.iter().filter(|i| is_conditional_branch(i)).count(),
         register_saves,

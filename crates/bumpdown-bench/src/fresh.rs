@@ -14,6 +14,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::Options;
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
@@ -46,18 +48,18 @@ pub const ROWS: [&str; 13] = [
 ];
 
 /// One cell: the median over processes of each process's median time per operation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FreshCell {
     /// Row name (one of [`ROWS`]).
-    pub row: &'static str,
+    pub row: String,
     /// Contender name.
-    pub contender: &'static str,
+    pub contender: String,
     /// Nanoseconds per operation (per `reset` for `clear`).
     pub ns_per_op: f64,
 }
 
 /// The whole table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FreshResults {
     /// Every (row, contender) cell of the selected rows.
     pub cells: Vec<FreshCell>,
@@ -82,7 +84,7 @@ pub fn selected_rows(options: &Options) -> usize {
 /// Runs the child processes and gathers the table.
 pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
-    let mut per_cell: Vec<(&'static str, &'static str, Vec<f64>)> = Vec::new();
+    let mut per_cell: Vec<(FreshCell, Vec<f64>)> = Vec::new();
     run.section(Section::Fresh, processes);
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
@@ -91,30 +93,21 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
         let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
-        for line in out.lines() {
-            let bad = || format!("fresh child: cannot parse line {line:?}");
-            let mut fields = line.split('\t');
-            let (Some(row), Some(contender), Some(ns)) = (fields.next(), fields.next(), fields.next()) else {
-                return Err(bad());
-            };
-            let row = ROWS.iter().copied().find(|r| *r == row).ok_or_else(bad)?;
-            let contender = contenders::names().into_iter().find(|c| *c == contender).ok_or_else(bad)?;
-            let ns: f64 = ns.parse().map_err(|_| bad())?;
-            match per_cell.iter_mut().find(|(r, c, _)| *r == row && *c == contender) {
-                Some((_, _, values)) => values.push(ns),
-                None => per_cell.push((row, contender, vec![ns])),
+        let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
+        for cell in cells {
+            match per_cell.iter_mut().find(|(c, _)| c.row == cell.row && c.contender == cell.contender) {
+                Some((_, values)) => values.push(cell.ns_per_op),
+                None => per_cell.push((cell.clone(), vec![cell.ns_per_op])),
             }
         }
     }
-    let cells = per_cell
-        .into_iter()
-        .map(|(row, contender, mut values)| FreshCell { row, contender, ns_per_op: median(&mut values) })
-        .collect();
+    let cells =
+        per_cell.into_iter().map(|(cell, mut values)| FreshCell { ns_per_op: median(&mut values), ..cell }).collect();
     Ok(FreshResults { cells, processes, samples })
 }
 
-/// `--child fresh`: measures every selected cell once and prints
-/// `row<TAB>contender<TAB>median ns per operation` lines.
+/// `--child fresh`: measures every selected cell once and prints the cells (JSON), each
+/// with its median ns per operation.
 pub fn child_main(options: &Options) -> Result<(), String> {
     if !heap::on_mimalloc() {
         return Err(format!("the fresh-arena child needs {}={}", heap::HEAP_VAR, heap::MIMALLOC));
@@ -122,7 +115,7 @@ pub fn child_main(options: &Options) -> Result<(), String> {
     struct Child<'o> {
         samples: usize,
         options: &'o Options,
-        out: String,
+        cells: Vec<FreshCell>,
     }
     impl Visitor for Child<'_> {
         fn visit<A: Contender>(&mut self) {
@@ -131,13 +124,14 @@ pub fn child_main(options: &Options) -> Result<(), String> {
                     continue;
                 }
                 let ns = cell::<A>(row, self.samples);
-                self.out.push_str(&format!("{row}\t{}\t{ns:.4}\n", A::NAME));
+                let (row, contender) = (row.to_owned(), A::NAME.to_owned());
+                self.cells.push(FreshCell { row, contender, ns_per_op: crate::procs::four_decimals(ns) });
             }
         }
     }
-    let mut child = Child { samples: options.effort.fresh_samples(), options, out: String::new() };
+    let mut child = Child { samples: options.effort.fresh_samples(), options, cells: Vec::new() };
     contenders::visit_all(&mut child);
-    print!("{}", child.out);
+    println!("{}", serde_json::to_string(&child.cells).expect("cells serialize"));
     Ok(())
 }
 

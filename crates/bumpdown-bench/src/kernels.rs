@@ -22,12 +22,15 @@
 
 use std::hint::black_box;
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::{Batch, Column, Handle};
 use crate::harness::{Clock, Sample, Sampler};
 use crate::heap;
 
 /// How the benchmark reaches the arena.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Form {
     /// Stack-local arena, inlined loop.
     Local,
@@ -39,17 +42,12 @@ impl Form {
     /// Both forms, in report order.
     pub const ALL: [Form; 2] = [Form::Local, Form::Ref];
 
-    /// Short name used in the child protocol and JSON.
+    /// Short name in the benchmark ids and `compare`'s table.
     pub fn key(self) -> &'static str {
         match self {
             Form::Local => "local",
             Form::Ref => "ref",
         }
-    }
-
-    /// Parses [`Form::key`].
-    pub fn from_key(key: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|form| form.key() == key)
     }
 }
 

@@ -3,7 +3,10 @@
 
 use std::fs;
 
+use serde::{Deserialize, Serialize};
+
 /// Facts about the machine and the build.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Machine {
     /// CPU model name.
     pub cpu: String,
@@ -12,11 +15,14 @@ pub struct Machine {
     /// Kernel release.
     pub kernel: String,
     /// `rustc -V` of the compiler that built this binary.
-    pub rustc: &'static str,
+    pub rustc: String,
     /// `(crate, version)` of bumpdown and its peers, as resolved in `Cargo.lock`.
-    pub crates: Vec<(&'static str, &'static str)>,
+    pub crates: Vec<(String, String)>,
     /// The day of the run (UTC), as `YYYY-MM-DD`.
     pub date: String,
+    /// Whether the fast-path section's C probes were built, and by which compiler (or
+    /// why not).
+    pub c_probes: (bool, String),
 }
 
 impl Machine {
@@ -28,9 +34,14 @@ impl Machine {
             kernel: fs::read_to_string("/proc/sys/kernel/osrelease")
                 .map(|s| s.trim().to_owned())
                 .unwrap_or_else(|_| "unknown".to_owned()),
-            rustc: env!("BUMPDOWN_BENCH_RUSTC"),
-            crates: env!("BUMPDOWN_BENCH_VERSIONS").split(';').filter_map(|pair| pair.split_once('=')).collect(),
+            rustc: env!("BUMPDOWN_BENCH_RUSTC").to_owned(),
+            crates: env!("BUMPDOWN_BENCH_VERSIONS")
+                .split(';')
+                .filter_map(|pair| pair.split_once('='))
+                .map(|(name, version)| (name.to_owned(), version.to_owned()))
+                .collect(),
             date: today(),
+            c_probes: (crate::fastpath::C_BUILT, crate::fastpath::C_BUILD.to_owned()),
         }
     }
 }

@@ -5,7 +5,26 @@
 
 use std::process::{Command, Stdio};
 
+use serde::{Deserialize, Serialize};
+
 use crate::progress::Run;
+
+/// What a measuring child (speed or scope tables) prints for its parent, as JSON
+/// (`serde_json::to_string`).
+#[derive(Serialize, Deserialize)]
+pub struct ChildSamples<C> {
+    /// Where the child's measuring stack started, modulo 64.
+    pub stack_offset: usize,
+    /// The child's clock overhead (ns), taken off every sample.
+    pub clock_overhead_ns: f64,
+    /// Each cell's samples.
+    pub cells: Vec<C>,
+}
+
+/// A sample as the children have always sent it: rounded to 0.1 ps.
+pub fn four_decimals(ns: f64) -> f64 {
+    format!("{ns:.4}").parse().expect("a formatted f64 parses")
+}
 
 /// Runs this executable with `args` and returns what it printed on stdout. What it
 /// printed on stderr goes above the progress line, or into the error if it failed.

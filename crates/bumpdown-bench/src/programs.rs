@@ -11,16 +11,18 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::{Effort, Options};
 use crate::progress::{Run, Section};
 
 /// What the scripts printed.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Programs {
     /// Interleaved rounds per program.
     pub rounds: usize,
     /// The programs run under `LD_PRELOAD` (a subset in quick mode).
-    pub preload_programs: &'static str,
+    pub preload_programs: String,
     /// The tables (and skip lines) the two scripts printed, in order.
     pub output: String,
 }
@@ -70,5 +72,5 @@ pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
     run.step(&format!("{rounds} rounds (crates/bumpdown-global/json-bench/bench.sh)"));
     output.push('\n');
     output.push_str(&run_script("crates/bumpdown-global/json-bench/bench.sh", rounds, "")?);
-    Ok(Programs { rounds, preload_programs, output })
+    Ok(Programs { rounds, preload_programs: preload_programs.to_owned(), output })
 }

@@ -85,10 +85,7 @@ impl Section {
             Section::Preload => (45.0, 100.0),
             Section::Json => (18.0, 19.0),
         };
-        match effort {
-            Effort::Quick => quick,
-            Effort::Full => full,
-        }
+        effort.pick(quick, full)
     }
 }
 

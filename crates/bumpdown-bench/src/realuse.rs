@@ -21,6 +21,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::harness;
 use crate::heap;
 use crate::progress::{Run, Section};
@@ -433,10 +435,10 @@ fn gen_expr(source: &mut Source, rng: &mut Rng, depth: u32) {
 }
 
 /// One way of holding the tree: its medians over the runs.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct WayResult {
     /// How the tree was held.
-    pub name: &'static str,
+    pub name: String,
     /// Median ms to parse (allocation included).
     pub parse_ms: f64,
     /// Median ms to evaluate.
@@ -455,7 +457,7 @@ pub struct WayResult {
 }
 
 /// The section's figures.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RealUse {
     /// Source size, bytes.
     pub source_bytes: usize,
@@ -567,7 +569,7 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
             let median = |f: fn(&RunFigures) -> f64| harness::median(&mut runs.iter().map(f).collect::<Vec<_>>());
             let last = runs.last().expect("at least one run");
             WayResult {
-                name,
+                name: name.to_string(),
                 parse_ms: median(|r| r.parse_ms),
                 eval_ms: median(|r| r.eval_ms),
                 drop_ms: median(|r| r.drop_ms),

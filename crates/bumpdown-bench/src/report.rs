@@ -1,54 +1,23 @@
-//! Turns the measurements into the markdown report (and its JSON twin), and
-//! finds where to save them.
+//! Turns the results of a run into the markdown report, the README snippet and the
+//! charts, and finds where to save them.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use crate::charts::{self, Chart};
-use crate::cli::{Effort, Options};
+use crate::cli::Effort;
 use crate::contenders;
 use crate::fastpath::{self, FastPath};
-use crate::json::Json;
 use crate::kernels::Form;
-use crate::machine::Machine;
 use crate::realuse::{self, RealUse};
-use crate::resets::{self, ResetCosts, ResetResult};
+use crate::resets::{self, ResetCosts};
+use crate::results::Results;
 use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
 use crate::text::thousands;
 use crate::threads::{self, ThreadCell};
-
-/// Everything the report shows.
-pub struct Report {
-    /// Where it ran.
-    pub machine: Machine,
-    /// How it was asked to run.
-    pub options: Options,
-    /// The speed table, if any row was selected.
-    pub speed: Option<SpeedResults>,
-    /// The scope tables, if any of their rows was selected.
-    pub scopes: Option<ScopeResults>,
-    /// What each reset keeps.
-    pub resets: Vec<ResetResult>,
-    /// What one reset costs as the arena holds more chunks (empty if not selected).
-    pub reset_costs: Option<ResetCosts>,
-    /// The fresh-arena table (stumpalo's method), if any of its rows was selected.
-    pub fresh: Option<crate::fresh::FreshResults>,
-    /// Arenas shared between threads (empty if not selected).
-    pub threads: Vec<ThreadCell>,
-    /// The seed-004 workload, if selected.
-    pub seed004: Option<Vec<Seed004Result>>,
-    /// Instruction counts of the fast paths, if selected.
-    pub fast_path: Option<FastPath>,
-    /// The parse-evaluate-drop workload, if selected.
-    pub real_use: Option<RealUse>,
-    /// Real programs under other allocators, if selected.
-    pub programs: Option<crate::programs::Programs>,
-    /// Sections that failed to measure: (section, error). The report names them.
-    pub failed: Vec<(String, String)>,
-}
 
 /// Where the README snippet expects the charts, relative to the repository root.
 pub const README_IMAGES: &str = "docs/bench/";
@@ -88,15 +57,7 @@ fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
         fresh.samples
     );
     let names = crate::contenders::names();
-    let _ = write!(md, "| case |");
-    for name in &names {
-        let _ = write!(md, " {name} |");
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in &names {
-        let _ = write!(md, "---|");
-    }
-    md.push('\n');
+    let _ = writeln!(md, "| case | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
     for row in ROWS {
         let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
         let Some(best) = cells.iter().flatten().copied().reduce(f64::min) else { continue };
@@ -112,18 +73,6 @@ fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
         md.push('\n');
     }
     md.push('\n');
-}
-
-fn fresh_json(fresh: &crate::fresh::FreshResults) -> Json {
-    let cells = fresh.cells.iter().map(|c| {
-        Json::Obj(vec![("row", c.row.into()), ("contender", c.contender.into()), ("ns_per_op", c.ns_per_op.into())])
-    });
-    Json::Obj(vec![
-        ("processes", fresh.processes.into()),
-        ("samples", fresh.samples.into()),
-        ("ops_per_sample", crate::fresh::OPS.into()),
-        ("cells", Json::Arr(cells.collect())),
-    ])
 }
 
 /// The reset-cost table: one row per fill, one column per contender.
@@ -142,15 +91,8 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         ns(costs.clock_ns)
     );
     let costs = &costs.columns;
-    let _ = write!(md, "| fill |");
-    for c in costs {
-        let _ = write!(md, " {} |", c.name);
-    }
-    let _ = write!(md, "\n|---|");
-    for _ in costs {
-        let _ = write!(md, "---|");
-    }
-    md.push('\n');
+    let names: Vec<&str> = costs.iter().map(|c| c.name.as_str()).collect();
+    let _ = writeln!(md, "| fill | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
     for (i, &chunks) in resets::CHUNK_COUNTS.iter().enumerate() {
         let _ = write!(md, "| {:.1} KiB ({chunks} small chunks) |", resets::fill_bytes(chunks) as f64 / 1024.0);
         for c in costs {
@@ -160,20 +102,6 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         md.push('\n');
     }
     md.push('\n');
-}
-
-fn reset_cost_json(costs: &ResetCosts) -> Json {
-    let columns = costs.columns.iter().map(|c| {
-        let rows = resets::CHUNK_COUNTS.iter().zip(&c.rows).map(|(&chunks, &(blocks, ns))| {
-            Json::Obj(vec![
-                ("fill_bytes", resets::fill_bytes(chunks).into()),
-                ("heap_blocks", blocks.into()),
-                ("reset_ns", ns.into()),
-            ])
-        });
-        Json::Obj(vec![("contender", c.name.into()), ("rows", Json::Arr(rows.collect()))])
-    });
-    Json::Obj(vec![("clock_ns", costs.clock_ns.into()), ("columns", Json::Arr(columns.collect()))])
 }
 
 /// Nanoseconds with about three significant digits.
@@ -198,7 +126,7 @@ fn form_title(form: Form) -> &'static str {
     }
 }
 
-impl Report {
+impl Results {
     /// The charts the results allow (written next to `report.md`).
     pub fn charts(&self) -> Vec<Chart> {
         charts::all(charts::Sources {
@@ -238,7 +166,7 @@ impl Report {
             self.speed_section(&mut md, speed);
         }
         if let Some(fast_path) = &self.fast_path {
-            fast_path_section(&mut md, fast_path, true);
+            fast_path_section(&mut md, fast_path, &self.machine.c_probes, true);
         }
         if let Some(scopes) = &self.scopes {
             scope_section(&mut md, scopes);
@@ -262,7 +190,7 @@ impl Report {
             programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.options.effort));
+            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
         }
         md
     }
@@ -276,7 +204,7 @@ impl Report {
             md,
             "<!-- Generated by `cargo run --release -p bumpdown-bench -- {} --readme`; \
              copy the SVGs of bumpdown-report/ in cargo's target directory to {README_IMAGES}. -->\n",
-            self.options.effort.flag()
+            self.effort.flag()
         );
         let _ = writeln!(
             md,
@@ -288,7 +216,7 @@ impl Report {
             m.cores,
             m.kernel,
             m.rustc,
-            self.options.effort.flag(),
+            self.effort.flag(),
             crate::progress::minutes(crate::plan::expected_run_secs(Effort::Quick).0)
         );
         how_to_read(&mut md, charts.iter().map(|c| c.file), README_IMAGES);
@@ -316,7 +244,7 @@ impl Report {
             reset_cost_section(&mut md, costs);
         }
         if let Some(fast_path) = &self.fast_path {
-            fast_path_section(&mut md, fast_path, false);
+            fast_path_section(&mut md, fast_path, &self.machine.c_probes, false);
         }
         if let Some(scopes) = &self.scopes {
             scope_section(&mut md, scopes);
@@ -331,7 +259,7 @@ impl Report {
             programs_section(&mut md, programs);
         }
         if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.options.effort));
+            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
         }
         // The sections link their charts by bare file name; point them at the README's copies.
         for file in [charts::REAL_USE_FILE, charts::SCOPES_FILE, "seed004.svg"] {
@@ -344,7 +272,7 @@ impl Report {
     fn header(&self, md: &mut String) {
         let m = &self.machine;
         let crates = m.crates.iter().map(|(name, version)| format!("{name} {version}")).collect::<Vec<_>>().join(", ");
-        let effort = match self.options.effort {
+        let effort = match self.effort {
             crate::cli::Effort::Quick => "quick (default)",
             crate::cli::Effort::Full => "full",
         };
@@ -355,7 +283,7 @@ impl Report {
         let _ = writeln!(md, "| rustc | {} |", m.rustc);
         let _ = writeln!(md, "| crates | {crates} |");
         let _ = writeln!(md, "| effort | {effort} |");
-        if let Some(filter) = &self.options.filter {
+        if let Some(filter) = &self.filter {
             let _ = writeln!(md, "| filter | `{filter}` |");
         }
         md.push('\n');
@@ -434,181 +362,6 @@ impl Report {
         }
         md.push('\n');
     }
-
-    /// The report as JSON, with every per-process median.
-    pub fn json(&self) -> Json {
-        let m = &self.machine;
-        let mut fields = vec![
-            (
-                "machine",
-                Json::Obj(vec![
-                    ("cpu", m.cpu.clone().into()),
-                    ("cores", m.cores.into()),
-                    ("kernel", m.kernel.clone().into()),
-                    ("rustc", m.rustc.into()),
-                    ("crates", Json::Obj(m.crates.iter().map(|(name, version)| (*name, (*version).into())).collect())),
-                ]),
-            ),
-            ("effort", self.options.effort.flag().into()),
-            (
-                "failed",
-                Json::Arr(
-                    self.failed
-                        .iter()
-                        .map(|(section, message)| {
-                            Json::Obj(vec![("section", section.clone().into()), ("error", message.clone().into())])
-                        })
-                        .collect(),
-                ),
-            ),
-        ];
-        if let Some(speed) = &self.speed {
-            let cells = speed
-                .cells
-                .iter()
-                .map(|c| {
-                    let fastest = speed
-                        .cells
-                        .iter()
-                        .filter(|o| o.row == c.row && o.form == c.form)
-                        .map(|o| o.median_ns)
-                        .fold(f64::INFINITY, f64::min);
-                    Json::Obj(vec![
-                        ("row", c.row.clone().into()),
-                        ("form", c.form.key().into()),
-                        ("contender", c.contender.clone().into()),
-                        ("median_ns", c.median_ns.into()),
-                        ("ratio_to_fastest", (c.median_ns / fastest).into()),
-                        ("process_medians_ns", c.process_medians.clone().into()),
-                        ("process_medians_min_ns", speed::range(&c.process_medians).0.into()),
-                        ("process_medians_max_ns", speed::range(&c.process_medians).1.into()),
-                        ("process_ratios", c.process_ratios.clone().into()),
-                        ("samples", c.samples.into()),
-                        ("samples_with_heap_calls", c.heap_events.into()),
-                    ])
-                })
-                .collect();
-            fields.push((
-                "speed",
-                Json::Obj(vec![
-                    ("stack_offsets_mod_64", speed.stack_offsets.clone().into()),
-                    ("clock_overhead_ns", speed.clock_overheads.clone().into()),
-                    ("cells", Json::Arr(cells)),
-                ]),
-            ));
-        }
-        if let Some(scopes) = &self.scopes {
-            fields.push(("scopes", scopes_json(scopes)));
-        }
-        if let Some(costs) = &self.reset_costs {
-            fields.push(("reset_cost", reset_cost_json(costs)));
-        }
-        if let Some(fresh) = &self.fresh {
-            fields.push(("fresh", fresh_json(fresh)));
-        }
-        fields.push((
-            "resets",
-            Json::Arr(
-                self.resets
-                    .iter()
-                    .map(|r| {
-                        Json::Obj(vec![
-                            ("contender", r.name.into()),
-                            ("filled_chunks", r.filled.0.into()),
-                            ("filled_bytes", r.filled.1.into()),
-                            ("kept_chunks", r.kept.0.into()),
-                            ("kept_bytes", r.kept.1.into()),
-                            ("refill_heap_calls", r.refill_calls.into()),
-                        ])
-                    })
-                    .collect(),
-            ),
-        ));
-        if !self.threads.is_empty() {
-            let cells = self
-                .threads
-                .iter()
-                .map(|c| {
-                    Json::Obj(vec![
-                        ("threads", c.threads.into()),
-                        ("mode", c.mode.key().into()),
-                        ("contender", c.contender.into()),
-                        ("median_ns_per_alloc", c.median_ns.into()),
-                        ("min_ns", c.range.0.into()),
-                        ("max_ns", c.range.1.into()),
-                    ])
-                })
-                .collect();
-            fields.push(("threads", Json::Arr(cells)));
-        }
-        if let Some(fast_path) = &self.fast_path {
-            fields.push(("fast_path", fast_path_json(fast_path)));
-        }
-        if let Some(p) = &self.programs {
-            let lines: Vec<Json> = p.output.lines().filter(|l| !l.trim().is_empty()).map(Json::from).collect();
-            fields.push((
-                "programs",
-                Json::Obj(vec![
-                    ("rounds", p.rounds.into()),
-                    ("preload_programs", p.preload_programs.into()),
-                    ("tables", Json::Arr(lines)),
-                ]),
-            ));
-        }
-        if let Some(r) = &self.real_use {
-            let ways = r
-                .ways
-                .iter()
-                .map(|w| {
-                    Json::Obj(vec![
-                        ("way", w.name.into()),
-                        ("parse_ms", w.parse_ms.into()),
-                        ("eval_ms", w.eval_ms.into()),
-                        ("drop_ms", w.drop_ms.into()),
-                        ("heap_bytes", w.heap_bytes.into()),
-                        ("heap_blocks", w.heap_blocks.into()),
-                        ("arena_allocated_bytes", w.arena_bytes.map_or(Json::Num(f64::NAN), Json::from)),
-                        // As a string: an `i64` does not survive a trip through `f64`.
-                        ("checksum", w.checksum.to_string().into()),
-                    ])
-                })
-                .collect();
-            fields.push((
-                "real_use",
-                Json::Obj(vec![
-                    ("source_bytes", r.source_bytes.into()),
-                    ("statements", r.statements.into()),
-                    ("nodes", r.nodes.into()),
-                    ("runs", r.runs.into()),
-                    ("ways", Json::Arr(ways)),
-                ]),
-            ));
-        }
-        if let Some(seed004) = &self.seed004 {
-            fields.push((
-                "seed004",
-                Json::Arr(
-                    seed004
-                        .iter()
-                        .map(|r| {
-                            Json::Obj(vec![
-                                ("contender", r.name.clone().into()),
-                                ("cold_ns_per_alloc", r.cold.ns.into()),
-                                ("warm_ns_per_alloc", r.warm.ns.into()),
-                                ("cold_cpu_ns_per_alloc", r.cold.cpu_ns.into()),
-                                ("warm_cpu_ns_per_alloc", r.warm.cpu_ns.into()),
-                                ("cold_page_faults", (r.cold.faults as f64).into()),
-                                ("warm_page_faults", (r.warm.faults as f64).into()),
-                                ("release_ms", r.release_ms.into()),
-                                ("peak_rss_bytes", (r.peak_rss as f64).into()),
-                            ])
-                        })
-                        .collect(),
-                ),
-            ));
-        }
-        Json::Obj(fields)
-    }
 }
 
 /// One speed table: a row per case, a column per contender.
@@ -628,19 +381,9 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         complete_rows += usize::from(complete);
         let _ = write!(md, "| {} |", row.name);
         for (i, cell) in cells.iter().enumerate() {
-            match cell {
-                Some(cell) if fastest > 0.0 => {
-                    let ratio = cell.median_ns / fastest;
-                    if complete {
-                        log_ratio_sums[i] += ratio.ln();
-                    }
-                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
-                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
-                }
-                Some(cell) => {
-                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
-                }
-                None => md.push_str(" — |"),
+            let ratio = timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
+            if let (true, Some(ratio)) = (complete, ratio) {
+                log_ratio_sums[i] += ratio.ln();
             }
         }
         if speed.process_count() > 1 {
@@ -663,6 +406,28 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         md.push_str(" |\n");
     }
     let _ = writeln!(md, "\n{}\n", legend());
+}
+
+/// One timed cell, `(median ns, samples that called the heap)` or `None` where not
+/// measured: its colour band, ratio to the row's `fastest` and time, ⚠ where a timed
+/// batch called the heap. Returns the ratio.
+fn timed_cell(md: &mut String, cell: Option<(f64, usize)>, fastest: f64) -> Option<f64> {
+    match cell {
+        Some((median, heap_events)) if fastest > 0.0 => {
+            let ratio = median / fastest;
+            let warn = if heap_events > 0 { " ⚠" } else { "" };
+            let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(median));
+            Some(ratio)
+        }
+        Some((median, _)) => {
+            let _ = write!(md, " ({} ns) |", ns(median));
+            None
+        }
+        None => {
+            md.push_str(" — |");
+            None
+        }
+    }
 }
 
 /// One cell's per-process figures, for the spread column.
@@ -770,17 +535,7 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
         let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key)).collect();
         let _ = write!(md, "| {} |", row.name);
         for cell in &cells {
-            match cell {
-                Some(cell) if fastest > 0.0 => {
-                    let ratio = cell.median_ns / fastest;
-                    let warn = if cell.heap_events > 0 { " ⚠" } else { "" };
-                    let _ = write!(md, " {} {ratio:.2}x ({} ns){warn} |", colour(ratio), ns(cell.median_ns));
-                }
-                Some(cell) => {
-                    let _ = write!(md, " ({} ns) |", ns(cell.median_ns));
-                }
-                None => md.push_str(" — |"),
-            }
+            timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
         }
         let spreads: Vec<Spread> = cells
             .iter()
@@ -809,43 +564,6 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     let _ = writeln!(md, "\n{}\n", legend());
 }
 
-/// The scope tables for the JSON report.
-fn scopes_json(scopes: &ScopeResults) -> Json {
-    let table_of = |row: &str| scopes.rows.iter().find(|r| r.name == row).map(|r| r.table);
-    let cells = scopes
-        .cells
-        .iter()
-        .map(|c| {
-            let table = table_of(&c.row);
-            let mut fields = vec![
-                ("table", table.map_or("?", Table::key).into()),
-                ("row", c.row.clone().into()),
-                ("way", c.way.clone().into()),
-                ("unit", table.map_or("?", Table::unit).into()),
-                ("median_ns", c.median_ns.into()),
-                ("ratio_to_fastest", (c.median_ns / scopes.fastest(&c.row)).into()),
-            ];
-            if table == Some(Table::Bumper) {
-                if let Some(stack) = scopes.cell(&c.row, scopes::STACK_ARRAY) {
-                    fields.push(("ratio_to_stack_array", (c.median_ns / stack.median_ns).into()));
-                }
-            }
-            fields.extend([
-                ("process_medians_ns", c.process_medians.clone().into()),
-                ("process_ratios", c.process_ratios.clone().into()),
-                ("samples", c.samples.into()),
-                ("samples_with_heap_calls", c.heap_events.into()),
-            ]);
-            Json::Obj(fields)
-        })
-        .collect();
-    Json::Obj(vec![
-        ("stack_offsets_mod_64", scopes.stack_offsets.clone().into()),
-        ("clock_overhead_ns", scopes.clock_overheads.clone().into()),
-        ("cells", Json::Arr(cells)),
-    ])
-}
-
 fn threads_section(md: &mut String, cells: &[ThreadCell]) {
     let _ = writeln!(
         md,
@@ -864,8 +582,8 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
     );
     let mut names: Vec<&str> = Vec::new();
     for c in cells {
-        if !names.contains(&c.contender) {
-            names.push(c.contender);
+        if !names.contains(&c.contender.as_str()) {
+            names.push(&c.contender);
         }
     }
     let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
@@ -969,7 +687,7 @@ fn summary_section(md: &mut String, speed: &SpeedResults) {
     md.push('\n');
 }
 
-fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
+fn fast_path_section(md: &mut String, fast_path: &FastPath, c_probes: &(bool, String), listings: bool) {
     let _ = writeln!(md, "## Fast path: instructions per allocation\n");
     let probes = match fast_path {
         FastPath::Counted(probes) => probes,
@@ -997,7 +715,7 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, listings: bool) {
         scope = fastpath::SCOPE,
         facade = <bumpdown_bumpalo::Bump as crate::contenders::Contender>::NAME,
     );
-    c_columns_note(md);
+    c_columns_note(md, c_probes);
     let names = fastpath::columns(probes);
     let _ = writeln!(md, "| call | {} |", names.join(" | "));
     let _ = writeln!(md, "|---|{}", "---|".repeat(names.len()));
@@ -1027,7 +745,7 @@ pub const LISTINGS_FILE: &str = "fast-path-listings.md";
 
 /// The disassembly of every fast-path probe, as markdown, or `None` when the section was
 /// not measured.
-pub fn fast_path_listings(fast_path: Option<&FastPath>) -> Option<String> {
+fn fast_path_listings(fast_path: Option<&FastPath>) -> Option<String> {
     let Some(FastPath::Counted(probes)) = fast_path else { return None };
     let mut md = String::from("# Fast-path probes: the instructions counted\n\n");
     for p in probes {
@@ -1036,9 +754,10 @@ pub fn fast_path_listings(fast_path: Option<&FastPath>) -> Option<String> {
     Some(md)
 }
 
-/// What the fast-path table's C columns hold, or why they are empty.
-fn c_columns_note(md: &mut String) {
-    if fastpath::C_BUILT {
+/// What the fast-path table's C columns hold, or why they are empty (`c_probes`: were
+/// they built, and by which compiler or why not).
+fn c_columns_note(md: &mut String, (built, build): &(bool, String)) {
+    if *built {
         let _ = writeln!(
             md,
             "The C columns are the inline fast path of the C API's header (`bumpdown.h`), built into \
@@ -1051,35 +770,13 @@ fn c_columns_note(md: &mut String) {
              is the Rust fast path. `{vm}` is the virtual-memory arena's `bd_vm_alloc`, default \
              header, which bumps upwards like `VmArena`. C has no inline `alloc_str` (`bd_strdup` \
              is a call into the library).\n",
-            compiler = fastpath::C_BUILD,
+            compiler = build,
             alloc = fastpath::C_ALLOC,
             nonnull = fastpath::C_ALLOC_NONNULL,
             vm = fastpath::C_VM_ALLOC,
         );
     } else {
-        let _ = writeln!(md, "The C columns are empty: {}.\n", fastpath::C_BUILD);
-    }
-}
-
-fn fast_path_json(fast_path: &FastPath) -> Json {
-    match fast_path {
-        FastPath::Unavailable(why) => Json::Obj(vec![("unavailable", why.clone().into())]),
-        FastPath::Counted(probes) => Json::Arr(
-            probes
-                .iter()
-                .map(|p| {
-                    Json::Obj(vec![
-                        ("contender", p.contender.into()),
-                        ("call", p.call.into()),
-                        ("instructions", p.instructions.into()),
-                        ("conditional_branches", p.branches.into()),
-                        ("register_saves", p.register_saves.into()),
-                        ("calls", p.callees.clone().into()),
-                        ("listing", p.listing.clone().into()),
-                    ])
-                })
-                .collect(),
-        ),
+        let _ = writeln!(md, "The C columns are empty: {build}.\n");
     }
 }
 
@@ -1262,44 +959,129 @@ pub fn target_dir() -> Option<PathBuf> {
     parent.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).or_else(|| parent.parent()).map(Path::to_path_buf)
 }
 
-/// What [`save`] writes.
-pub struct Files<'a> {
+/// What a report run writes: the report and everything beside it.
+pub struct Rendered {
     /// `report.md`.
-    pub markdown: &'a str,
-    /// `report.json`.
-    pub json: &'a Json,
+    pub markdown: String,
     /// `readme-snippet.md`.
-    pub readme: &'a str,
+    pub readme: String,
     /// The SVG charts.
-    pub charts: &'a [Chart],
+    pub charts: Vec<Chart>,
     /// `fast-path-listings.md`, when the fast-path section ran.
-    pub listings: Option<&'a str>,
+    pub listings: Option<String>,
 }
 
-/// Writes `report.md`, `report.json`, `readme-snippet.md`, the charts and the fast-path
-/// listings under `<target>/bumpdown-report/`, and returns that directory.
-pub fn save(files: &Files<'_>) -> Result<PathBuf, String> {
+/// The report, README snippet, charts and listings that `results` make. The report run
+/// and `render` both come here, so a stored results file renders the same report.
+pub fn render(results: &Results) -> Rendered {
+    let charts = results.charts();
+    Rendered {
+        markdown: results.markdown(&charts),
+        readme: results.readme(&charts),
+        listings: fast_path_listings(results.fast_path.as_ref()),
+        charts,
+    }
+}
+
+/// The results file's name beside the report.
+pub const RESULTS_FILE: &str = "results.json";
+
+/// Writes `report.md`, the results file, `readme-snippet.md`, the charts and the
+/// fast-path listings under `<target>/bumpdown-report/`, and returns that directory.
+pub fn save(rendered: &Rendered, results_json: &str) -> Result<PathBuf, String> {
     let dir = target_dir().ok_or("cannot find the target directory")?.join("bumpdown-report");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    write_files(&dir, rendered, Some(results_json))?;
+    Ok(dir)
+}
+
+/// Writes `report.md`, `readme-snippet.md`, the charts, the listings and, when given,
+/// the results file into `dir`, making it if needed.
+pub fn write_files(dir: &Path, rendered: &Rendered, results_json: Option<&str>) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))
     };
-    write("report.md", files.markdown)?;
-    write("report.json", &format!("{}\n", files.json))?;
-    write("readme-snippet.md", files.readme)?;
-    if let Some(listings) = files.listings {
+    write("report.md", &rendered.markdown)?;
+    if let Some(json) = results_json {
+        write(RESULTS_FILE, json)?;
+    }
+    write("readme-snippet.md", &rendered.readme)?;
+    if let Some(listings) = &rendered.listings {
         write(LISTINGS_FILE, listings)?;
     }
-    for chart in files.charts {
+    for chart in &rendered.charts {
         write(chart.file, &chart.svg)?;
     }
-    Ok(dir)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::resets::ResetResult;
+
+    /// Issue 22: a stored results file renders the report the run printed, byte for byte
+    /// (every `f64` read back exactly, every section that holds data).
+    #[test]
+    fn a_stored_run_renders_the_same_report() {
+        use crate::kernels::Form::{Local, Ref};
+        let speed = SpeedResults::for_tests(
+            &["alloc_u8", "clear"],
+            &[
+                ("alloc_u8", Local, "bumpdown", 0.1 + 0.2),
+                ("alloc_u8", Local, "bumpalo", 1.0 / 3.0),
+                ("alloc_u8", Ref, "bumpdown", 12_345.678_9),
+                ("clear", Local, "stumpalo", 1e-7),
+            ],
+        );
+        let pass = |ns: f64| seed004::Pass { ns, faults: 12, cpu_ns: ns * 1.1 };
+        let results = Results {
+            format_version: crate::results::FORMAT_VERSION,
+            filter: Some("a\"quoted\" filter".to_owned()),
+            speed: Some(speed),
+            resets: vec![ResetResult {
+                name: "bumpalo".to_owned(),
+                filled: (3, 7 << 20),
+                kept: (1, 4 << 20),
+                refill_calls: 2,
+            }],
+            threads: vec![ThreadCell {
+                threads: 2,
+                mode: threads::Mode::Shared,
+                contender: "SyncArena".to_owned(),
+                median_ns: 2.0 / 7.0,
+                range: (0.2, 0.9),
+            }],
+            seed004: Some(vec![Seed004Result {
+                name: "VmArena".to_owned(),
+                cold: pass(3.3),
+                warm: pass(1.7),
+                release_ms: 0.25,
+                peak_rss: 700_000_000,
+            }]),
+            fast_path: Some(FastPath::Unavailable("no objdump".to_owned())),
+            failed: vec![("programs".to_owned(), "exit status: 2".to_owned())],
+            ..Results::default()
+        };
+        let stored = Results::from_json(&results.to_json()).unwrap();
+        let (before, after) = (render(&results), render(&stored));
+        assert_eq!(before.markdown, after.markdown);
+        assert_eq!(before.readme, after.readme);
+        assert_eq!(before.listings, after.listings);
+        let svgs = |r: &Rendered| r.charts.iter().map(|c| (c.file, c.svg.clone())).collect::<Vec<_>>();
+        assert_eq!(svgs(&before), svgs(&after));
+        assert_eq!(stored.to_json(), results.to_json());
+    }
+
+    #[test]
+    fn another_format_version_is_refused() {
+        let text = Results { format_version: crate::results::FORMAT_VERSION + 1, ..Results::default() }.to_json();
+        let err = Results::from_json(&text).unwrap_err();
+        assert!(err.contains("format version"), "{err}");
+        assert!(Results::from_json("{}").is_err());
+    }
 
     #[test]
     fn colour_bands_match_the_legend() {
@@ -1349,27 +1131,17 @@ mod tests {
             &["alloc_u8"],
             &[("alloc_u8", Local, "bumpdown", 1.0), ("alloc_u8", Local, "bumpalo", 2.0)],
         );
-        let report = Report {
-            machine: Machine::detect(),
-            options: crate::cli::parse([]).unwrap(),
+        let report = Results {
             speed: Some(speed),
-            scopes: None,
-            resets: Vec::new(),
-            reset_costs: None,
-            fresh: None,
-            threads: Vec::new(),
-            seed004: None,
-            fast_path: None,
-            real_use: None,
-            programs: None,
             failed: vec![("programs".to_owned(), "preload.sh failed (exit status: 2)".to_owned())],
+            ..Results::default()
         };
         let md = report.markdown(&report.charts());
         let at = |text: &str| md.find(text).unwrap_or_else(|| panic!("no {text:?} in {md}"));
         assert!(at("## Summary") < at("## Sections that failed"), "{md}");
         assert!(md.contains("- **programs**: preload.sh failed (exit status: 2)"), "{md}");
         assert!(at("## Sections that failed") < at("| alloc_u8 |"), "the speed table is kept: {md}");
-        assert!(report.json().to_string().contains("preload.sh failed"));
+        assert!(report.to_json().contains("preload.sh failed"));
     }
 
     #[test]

@@ -9,6 +9,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
 use crate::heap::Snapshot;
@@ -19,10 +21,10 @@ pub const FILL_BYTES: usize = 8 << 20;
 const PIECE: usize = 1024;
 
 /// What one contender's reset kept.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetResult {
     /// Contender name.
-    pub name: &'static str,
+    pub name: String,
     /// Heap blocks (chunks) and bytes held after the first fill.
     pub filled: (usize, usize),
     /// Heap blocks and bytes held right after `reset`.
@@ -66,7 +68,7 @@ fn probe<A: Contender>() -> ResetResult {
     fill(&arena);
     let refill_calls = before_refill.calls_since();
     drop(arena);
-    ResetResult { name: A::NAME, filled, kept, refill_calls }
+    ResetResult { name: A::NAME.to_owned(), filled, kept, refill_calls }
 }
 
 /// Chunk counts of the reset-cost table: a `bumpdown` arena whose chunks are capped at
@@ -81,17 +83,17 @@ pub const COST_PIECE: usize = 256;
 const PIECES_PER_CHUNK: usize = 15;
 
 /// One contender's `reset` times across the fills of the reset-cost table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetCost {
     /// Contender name.
-    pub name: &'static str,
+    pub name: String,
     /// Per row of [`CHUNK_COUNTS`]: heap blocks the arena held after the fill, and the
     /// median time of one `reset`, in nanoseconds.
     pub rows: Vec<(usize, f64)>,
 }
 
 /// The reset-cost table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetCosts {
     /// One entry per column.
     pub columns: Vec<ResetCost>,
@@ -112,11 +114,11 @@ pub fn measure_cost(samples: usize) -> ResetCosts {
     impl Visitor for Probe {
         fn visit<A: Contender>(&mut self) {
             let rows = CHUNK_COUNTS.iter().map(|&n| time_reset(A::new(), n, self.1)).collect();
-            self.0.push(ResetCost { name: A::NAME, rows });
+            self.0.push(ResetCost { name: A::NAME.to_owned(), rows });
         }
     }
     let small = ResetCost {
-        name: "bumpdown, 4 KiB chunks",
+        name: "bumpdown, 4 KiB chunks".to_owned(),
         rows: CHUNK_COUNTS
             .iter()
             .map(|&n| time_reset(bumpdown::Arena::new().with_max_chunk_size(SMALL_CHUNK), n, samples))

@@ -1,6 +1,8 @@
 //! The rows of the speed table: a name, a description, and how to build the
 //! samplers of every (contender, form) cell of the row.
 
+use serde::{Deserialize, Serialize};
+
 use crate::contenders::{self, Column, ColumnVisitor};
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form, Slice, SliceLit, Str, StrLit, Work};
@@ -19,7 +21,8 @@ const MULTIPLE: usize = 4;
 const REUSE_ITERS: usize = 1_000;
 
 /// What one operation of a row is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Unit {
     /// One allocation.
     Alloc,

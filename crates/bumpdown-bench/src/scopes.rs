@@ -11,12 +11,14 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use crate::bumper;
 use crate::cli::Options;
 use crate::collection_kernels as ck;
 use crate::harness::{self, Clock, Plan, Sampler};
 use crate::kernels::{self, Alloc, Form};
-use crate::procs;
+use crate::procs::{self, ChildSamples};
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
@@ -30,7 +32,8 @@ pub const ENTER_ITERS: usize = 1_000;
 pub const BUMPER_ITERS: usize = 1_000;
 
 /// The tables of the section.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Table {
     /// One scope, a loop of allocations in it.
     Loop,
@@ -97,16 +100,6 @@ const BUMPER_WAYS: [Way; 5] = [
 impl Table {
     /// Every table, in report order.
     pub const ALL: [Table; 4] = [Table::Loop, Table::EnterExit, Table::Bumper, Table::Collections];
-
-    /// Short name for the JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            Table::Loop => "scope_loop",
-            Table::EnterExit => "scope_enter_exit",
-            Table::Bumper => "bumper",
-            Table::Collections => "collections",
-        }
-    }
 
     /// Heading in the report.
     pub fn title(self) -> &'static str {
@@ -346,7 +339,7 @@ fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
 // ----- Results ---------------------------------------------------------------------
 
 /// A row, without its samplers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
     /// Row name.
     pub name: String,
@@ -357,7 +350,7 @@ pub struct RowInfo {
 }
 
 /// Everything measured for one (row, way) cell.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
     /// Row name.
     pub row: String,
@@ -376,7 +369,7 @@ pub struct CellResult {
 }
 
 /// The section's measurements.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ScopeResults {
     /// Measured rows, in order.
     pub rows: Vec<RowInfo>,
@@ -435,7 +428,11 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
         let output = procs::run_self(&args, run)?;
-        parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
+        let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
+            .map_err(|e| format!("scopes child {index}: cannot read its samples: {e}"))?;
+        stack_offsets.push(child.stack_offset);
+        clock_overheads.push(child.clock_overhead_ns);
+        raw.push(child.cells);
     }
     Ok(Some(ScopeResults {
         rows,
@@ -448,43 +445,12 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
 }
 
 /// One process's samples of one cell.
+#[derive(Serialize, Deserialize)]
 struct RawCell {
     row: String,
     way: String,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-fn parse_child(
-    output: &str,
-    process: usize,
-    raw: &mut Vec<Vec<RawCell>>,
-    stack_offsets: &mut Vec<usize>,
-    clock_overheads: &mut Vec<f64>,
-) -> Result<(), String> {
-    let bad = |line: &str| format!("scopes child {process}: cannot parse line {line:?}");
-    let mut cells = Vec::new();
-    for line in output.lines() {
-        let mut fields = line.split('\t');
-        match fields.next() {
-            Some("stack") => stack_offsets.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("clock") => clock_overheads.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("cell") => {
-                let mut next = || fields.next().ok_or_else(|| bad(line));
-                let row = next()?.to_owned();
-                let way = next()?.to_owned();
-                let heap_events = next()?.parse().map_err(|_| bad(line))?;
-                let samples = fields.map(|f| f.parse::<f64>().map_err(|_| bad(line))).collect::<Result<Vec<_>, _>>()?;
-                if samples.is_empty() {
-                    return Err(bad(line));
-                }
-                cells.push(RawCell { row, way, heap_events, samples });
-            }
-            _ => return Err(bad(line)),
-        }
-    }
-    raw.push(cells);
-    Ok(())
 }
 
 /// Pools each cell's samples over the processes (`raw[process]` holds one process's
@@ -559,20 +525,21 @@ fn measure_rows(options: &Options) -> String {
     harness::spin(Duration::from_millis(300));
     let clock = Clock::calibrate();
 
-    let mut out = format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns());
+    let mut cells = Vec::new();
     for row in &rows {
         let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
         for (way, samples) in ways.into_iter().zip(results) {
-            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
-            out.push_str(&format!("cell\t{}\t{way}\t{heap_events}", row.name));
-            for sample in samples {
-                out.push_str(&format!("\t{:.4}", sample.ns_per_op));
-            }
-            out.push('\n');
+            cells.push(RawCell {
+                row: row.name.to_owned(),
+                way: way.to_owned(),
+                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+            });
         }
     }
-    out
+    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
+    serde_json::to_string(&samples).expect("samples serialize")
 }
 
 #[cfg(test)]

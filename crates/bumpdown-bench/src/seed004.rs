@@ -25,6 +25,8 @@ use std::time::Instant;
 
 use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
@@ -53,7 +55,7 @@ const VM_HUGE: &str = "VmArena (huge pages)";
 const VM_BACKGROUND: &str = "VmArena (huge pages, populating thread)";
 
 /// One contender's run.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Seed004Result {
     /// Contender name.
     pub name: String,
@@ -87,7 +89,8 @@ pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Resu
         for (name, runs) in names.iter().zip(&mut runs) {
             run.step(name);
             let output = procs::run_self(&["--child".to_owned(), "seed004".to_owned(), name.clone()], run)?;
-            runs.push(parse(&output).ok_or_else(|| format!("seed004 child {name}: bad output {output:?}"))?);
+            let result = serde_json::from_str(&output).map_err(|e| format!("seed004 child {name}: {e}: {output:?}"))?;
+            runs.push(result);
         }
     }
     Ok(runs.iter().map(|runs| median_run(runs)).collect())
@@ -97,10 +100,7 @@ pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Resu
 /// the host's speed during the measurement touches them all alike. (One round alone put the
 /// same `VmArena` warm pass anywhere from 0.9x to 1.8x glibc's speed.)
 pub fn rounds(effort: Effort) -> usize {
-    match effort {
-        Effort::Quick => 3,
-        Effort::Full => 5,
-    }
+    effort.pick(3, 5)
 }
 
 /// The median of each figure over one contender's runs (at least one).
@@ -127,25 +127,7 @@ fn median_run(runs: &[Seed004Result]) -> Seed004Result {
     }
 }
 
-fn parse(output: &str) -> Option<Seed004Result> {
-    let mut fields = output.trim().split('\t');
-    if fields.next()? != "seed004" {
-        return None;
-    }
-    let name = fields.next()?.to_owned();
-    let mut number = || fields.next()?.parse::<f64>().ok();
-    let (cold_ns, cold_faults, warm_ns, warm_faults) = (number()?, number()? as u64, number()?, number()? as u64);
-    let (release_ms, peak_rss) = (number()?, number()? as u64);
-    Some(Seed004Result {
-        name,
-        cold: Pass { ns: cold_ns, faults: cold_faults, cpu_ns: number()? },
-        warm: Pass { ns: warm_ns, faults: warm_faults, cpu_ns: number()? },
-        release_ms,
-        peak_rss,
-    })
-}
-
-/// Child side: runs contender `name` and prints one result line.
+/// Child side: runs contender `name` and prints its result (JSON, one line).
 pub fn child_main(name: &str) -> Result<(), String> {
     let Run { cold, release_ms, warm } = match name {
         BARE_BUMP => bare_bump(true),
@@ -163,21 +145,13 @@ pub fn child_main(name: &str) -> Result<(), String> {
             run.result.ok_or_else(|| format!("no seed004 contender named {name:?}"))?
         }
     };
-    println!(
-        "seed004\t{name}\t{}\t{}\t{}\t{}\t{release_ms}\t{}\t{}\t{}",
-        cold.ns,
-        cold.faults,
-        warm.ns,
-        warm.faults,
-        usage().peak_rss,
-        cold.cpu_ns,
-        warm.cpu_ns
-    );
+    let result = Seed004Result { name: name.to_owned(), cold, warm, release_ms, peak_rss: usage().peak_rss };
+    println!("{}", serde_json::to_string(&result).expect("a result serializes"));
     Ok(())
 }
 
 /// One pass over all `COUNT` allocations.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Pass {
     /// Nanoseconds per allocation.
     pub ns: f64,
@@ -409,18 +383,6 @@ fn usage() -> Usage {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_child_lines() {
-        let line = "seed004\tbumpalo\t1.5\t160000\t0.9\t3\t12\t700000000\t1.75\t0.5\n";
-        let result = parse(line).unwrap();
-        assert_eq!(result.name, "bumpalo");
-        assert_eq!((result.cold.cpu_ns, result.warm.cpu_ns), (1.75, 0.5));
-        assert_eq!(result.warm.ns, 0.9);
-        assert_eq!(result.cold.faults, 160_000);
-        assert_eq!(result.peak_rss, 700_000_000);
-        assert!(parse("garbage").is_none());
-    }
 
     #[test]
     fn floor_comes_first_and_names_are_unique() {

@@ -15,15 +15,17 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan};
 use crate::kernels::Form;
-use crate::procs;
+use crate::procs::{self, ChildSamples};
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
 
 /// A row, without its samplers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
     /// Row name.
     pub name: String,
@@ -34,7 +36,7 @@ pub struct RowInfo {
 }
 
 /// Everything measured for one (row, form, contender) cell.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
     /// Row name.
     pub row: String,
@@ -73,7 +75,7 @@ pub fn relative_spread(values: &[f64]) -> f64 {
 }
 
 /// The speed table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SpeedResults {
     /// Measured rows, in order.
     pub rows: Vec<RowInfo>,
@@ -159,7 +161,11 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
                 args.extend(["--filter".to_owned(), filter.clone()]);
             }
             let output = procs::run_self(&args, run)?;
-            parse_child(&output, index, &mut raw, &mut stack_offsets, &mut clock_overheads)?;
+            let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
+                .map_err(|e| format!("speed child {index}: cannot read its samples: {e}"))?;
+            stack_offsets.push(child.stack_offset);
+            clock_overheads.push(child.clock_overhead_ns);
+            raw.extend(child.cells.into_iter().map(|cell| RawCell { process: index, ..cell }));
         }
     }
     let cells = combine(raw);
@@ -174,44 +180,16 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
 }
 
 /// One child's samples of one cell.
+#[derive(Serialize, Deserialize)]
 struct RawCell {
     row: String,
     form: Form,
     contender: String,
+    /// Which child measured it (set by the parent).
+    #[serde(skip)]
     process: usize,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-fn parse_child(
-    output: &str,
-    process: usize,
-    raw: &mut Vec<RawCell>,
-    stack_offsets: &mut Vec<usize>,
-    clock_overheads: &mut Vec<f64>,
-) -> Result<(), String> {
-    let bad = |line: &str| format!("speed child {process}: cannot parse line {line:?}");
-    for line in output.lines() {
-        let mut fields = line.split('\t');
-        match fields.next() {
-            Some("stack") => stack_offsets.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("clock") => clock_overheads.push(fields.next().and_then(|f| f.parse().ok()).ok_or_else(|| bad(line))?),
-            Some("cell") => {
-                let mut next = || fields.next().ok_or_else(|| bad(line));
-                let row = next()?.to_owned();
-                let form = Form::from_key(next()?).ok_or_else(|| bad(line))?;
-                let contender = next()?.to_owned();
-                let heap_events = next()?.parse().map_err(|_| bad(line))?;
-                let samples = fields.map(|f| f.parse::<f64>().map_err(|_| bad(line))).collect::<Result<Vec<_>, _>>()?;
-                if samples.is_empty() {
-                    return Err(bad(line));
-                }
-                raw.push(RawCell { row, form, contender, process, heap_events, samples });
-            }
-            _ => return Err(bad(line)),
-        }
-    }
-    Ok(())
 }
 
 /// Pools each cell's samples over the processes.
@@ -326,20 +304,22 @@ fn measure_rows(options: &Options) -> String {
     harness::spin(Duration::from_millis(300));
     let clock = Clock::calibrate();
 
-    let mut out = String::new();
-    out.push_str(&format!("stack\t{stack_offset}\nclock\t{}\n", clock.overhead_ns()));
+    let mut cells = Vec::new();
     for row in &rows {
         let (labels, mut samplers): (Vec<_>, Vec<_>) =
             row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
         let results = harness::run_interleaved(&mut samplers, &clock, plan);
         for ((contender, form), samples) in labels.into_iter().zip(results) {
-            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
-            out.push_str(&format!("cell\t{}\t{}\t{contender}\t{heap_events}", row.name, form.key()));
-            for sample in samples {
-                out.push_str(&format!("\t{:.4}", sample.ns_per_op));
-            }
-            out.push('\n');
+            cells.push(RawCell {
+                row: row.name.clone(),
+                form,
+                contender: contender.to_owned(),
+                process: 0,
+                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+            });
         }
     }
-    out
+    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
+    serde_json::to_string(&samples).expect("samples serialize")
 }

@@ -12,6 +12,8 @@ use std::hint::black_box;
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
 use crate::progress::{Run, Section};
@@ -23,7 +25,8 @@ pub const PER_THREAD: usize = 200_000;
 pub const THREAD_COUNTS: [usize; 2] = [1, 2];
 
 /// How the threads reach the arena.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Through the shared arena, by reference.
     Shared,
@@ -42,14 +45,14 @@ impl Mode {
 }
 
 /// One contender on one row.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ThreadCell {
     /// Threads allocating at once.
     pub threads: usize,
     /// How they reach the arena.
     pub mode: Mode,
     /// The arena.
-    pub contender: &'static str,
+    pub contender: String,
     /// Median over samples of the slowest thread's ns per allocation.
     pub median_ns: f64,
     /// Fastest and slowest sample.
@@ -174,7 +177,13 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
         for (contender, samples) in names.into_iter().zip(results) {
             let mut ns: Vec<f64> = samples.iter().map(|s| s.ns_per_op).collect();
             let median_ns = harness::median(&mut ns);
-            cells.push(ThreadCell { threads, mode, contender, median_ns, range: (ns[0], ns[ns.len() - 1]) });
+            cells.push(ThreadCell {
+                threads,
+                mode,
+                contender: contender.to_owned(),
+                median_ns,
+                range: (ns[0], ns[ns.len() - 1]),
+            });
         }
     }
     cells

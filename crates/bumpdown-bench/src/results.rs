@@ -1,0 +1,90 @@
+//! The results file: everything a report run measured, as JSON. The report run writes
+//! it beside the report; `render` turns it back into the report and `compare` sets two
+//! of them side by side, so a run is measured once and read anywhere.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::cli::Effort;
+use crate::fastpath::FastPath;
+use crate::fresh::FreshResults;
+use crate::machine::Machine;
+use crate::programs::Programs;
+use crate::realuse::RealUse;
+use crate::resets::{ResetCosts, ResetResult};
+use crate::scopes::ScopeResults;
+use crate::seed004::Seed004Result;
+use crate::speed::SpeedResults;
+use crate::threads::ThreadCell;
+
+/// The version of the file's layout. Raise it when a field is renamed, removed or
+/// changes meaning; readers refuse a file of another version instead of misreading it.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything the report shows: the machine and toolchain, how the run was asked to
+/// go, and each section's measurements (a section not selected is `None` or empty).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Results {
+    /// [`FORMAT_VERSION`] of the program that wrote the file.
+    pub format_version: u32,
+    /// Where it ran, with which compiler and crate versions, and when.
+    pub machine: Machine,
+    /// How much measuring was done.
+    pub effort: Effort,
+    /// The `--filter` the run was given.
+    pub filter: Option<String>,
+    /// The speed table, if any row was selected.
+    pub speed: Option<SpeedResults>,
+    /// The scope tables, if any of their rows was selected.
+    pub scopes: Option<ScopeResults>,
+    /// What each reset keeps.
+    pub resets: Vec<ResetResult>,
+    /// What one reset costs as the arena holds more chunks (empty if not selected).
+    pub reset_costs: Option<ResetCosts>,
+    /// The fresh-arena table (stumpalo's method), if any of its rows was selected.
+    pub fresh: Option<FreshResults>,
+    /// Arenas shared between threads (empty if not selected).
+    pub threads: Vec<ThreadCell>,
+    /// The seed-004 workload, if selected.
+    pub seed004: Option<Vec<Seed004Result>>,
+    /// Instruction counts of the fast paths, if selected.
+    pub fast_path: Option<FastPath>,
+    /// The parse-evaluate-drop workload, if selected.
+    pub real_use: Option<RealUse>,
+    /// Real programs under other allocators, if selected.
+    pub programs: Option<Programs>,
+    /// Sections that failed to measure: (section, error). The report names them.
+    pub failed: Vec<(String, String)>,
+}
+
+impl Results {
+    /// The results file's text: pretty JSON, one field a line, ending in a newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).expect("results serialize");
+        text.push('\n');
+        text
+    }
+
+    /// Reads back what [`to_json`](Self::to_json) wrote, refusing another format version.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        #[derive(Deserialize)]
+        struct Version {
+            format_version: u32,
+        }
+        let version = serde_json::from_str::<Version>(text).map_err(|e| format!("not a results file: {e}"))?;
+        if version.format_version != FORMAT_VERSION {
+            return Err(format!(
+                "results format version {} (this program reads version {FORMAT_VERSION})",
+                version.format_version
+            ));
+        }
+        serde_json::from_str(text).map_err(|e| format!("not a results file: {e}"))
+    }
+
+    /// Reads the results file at `path`.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
