@@ -16,7 +16,7 @@ use allocator_api2::alloc::Allocator;
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::{Arena, Checkpoint, RewindError, Scope};
 use libfuzzer_sys::fuzz_target;
-use model::{layout, typed_alloc, AllocOp, Counting, Model};
+use model::{all_bytes, layout, typed_alloc, AllocOp, Counting, Model};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Op {
@@ -178,7 +178,7 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 if let Ok(p) = arena.try_alloc_zeroed_layout(l) {
                     // SAFETY: a fresh block of `l.size()` bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), l.size()) };
-                    assert!(bytes.iter().all(|&b| b == 0), "allocate_zeroed gave non-zero bytes");
+                    assert!(all_bytes(bytes, 0), "allocate_zeroed gave non-zero bytes");
                     w.model.add(p.as_ptr(), l.size(), l.align(), depth);
                 }
             }
@@ -199,7 +199,7 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 }
                 if let Ok(s) = result {
                     assert_eq!(s.len(), len);
-                    assert!(s.iter().all(|&x| x == 0xA5A5_A5A5));
+                    assert!(s.iter().fold(0, |d, &x| d | (x ^ 0xA5A5_A5A5)) == 0);
                     w.model.add_filled(s.as_mut_ptr().cast(), s.len() * 4, 4, depth, 0xA5);
                 }
             }
@@ -237,13 +237,13 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
             }
             Op::Reset if depth == 0 => {
                 arena.reset();
-                w.model.live.clear();
+                w.model.clear();
                 w.cps.iter_mut().for_each(|c| c.valid = false);
                 assert_eq!(arena.stats().used, 0);
             }
             Op::ResetWithLimit { retain } if depth == 0 => {
                 arena.reset_with_limit(retain as usize);
-                w.model.live.clear();
+                w.model.clear();
                 w.cps.iter_mut().for_each(|c| c.valid = false);
                 assert_eq!(arena.stats().used, 0);
                 assert!(arena.allocated_bytes_including_metadata() <= retain as usize);
@@ -267,8 +267,8 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                     let p = p.cast::<u8>().as_ptr();
                     // SAFETY: the new block holds `new.size() >= b.size` bytes.
                     let kept = unsafe { std::slice::from_raw_parts(p, b.size) };
-                    assert!(kept.iter().all(|&x| x == b.byte), "grow lost the contents");
-                    w.model.live.remove(i);
+                    assert!(all_bytes(kept, b.byte), "grow lost the contents");
+                    w.model.remove(i);
                     w.model.add(p, new.size(), new.align(), depth);
                     w.inexact();
                 }
@@ -287,8 +287,8 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                     let p = p.cast::<u8>().as_ptr();
                     // SAFETY: the new block holds `new.size()` bytes.
                     let kept = unsafe { std::slice::from_raw_parts(p, new.size()) };
-                    assert!(kept.iter().all(|&x| x == b.byte), "shrink lost the contents");
-                    w.model.live.remove(i);
+                    assert!(all_bytes(kept, b.byte), "shrink lost the contents");
+                    w.model.remove(i);
                     w.model.add(p, new.size(), new.align(), depth);
                     w.inexact();
                 }
@@ -304,7 +304,7 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 unsafe {
                     a.deallocate(NonNull::new(b.ptr).unwrap(), Layout::from_size_align(b.size, b.align).unwrap())
                 };
-                w.model.live.remove(i);
+                w.model.remove(i);
                 w.inexact();
             }
             Op::EnterGuard if depth < 8 => {
@@ -391,7 +391,7 @@ fn run_guard<const M: usize>(
                 unsafe {
                     a.deallocate(NonNull::new(b.ptr).unwrap(), Layout::from_size_align(b.size, b.align).unwrap())
                 };
-                w.model.live.remove(i);
+                w.model.remove(i);
                 w.inexact();
             }
             Op::EnterGuard if depth < 8 => {
