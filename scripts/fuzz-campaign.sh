@@ -56,7 +56,10 @@ objects=()
 profiles=()
 for target in "${targets[@]}"; do
     [ "$target" = malloc ] && continue # the core's code is reached by the others
-    cargo +nightly fuzz coverage "$target" "$campaign/$target" >>"$campaign/$target.log" 2>&1
+    # cargo fuzz coverage ignores CARGO_TARGET_DIR (it builds into fuzz/target/ unless
+    # told): give it a directory under cargo's, where the `find` below looks.
+    cargo +nightly fuzz coverage --target-dir "$target_dir/coverage" "$target" "$campaign/$target" \
+        >>"$campaign/$target.log" 2>&1
     profiles+=("coverage/$target/coverage.profdata")
     binary="$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)"
     # llvm-cov takes the first binary as an argument, the others after -object.

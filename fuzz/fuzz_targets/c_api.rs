@@ -190,7 +190,7 @@ fuzz_target!(|data: &[u8]| {
                     continue;
                 }
                 assert_eq!(rc, BD_OK);
-                models[i].live.clear();
+                models[i].clear();
                 cps.iter_mut().filter(|c| c.arena == i).for_each(|c| c.valid = false);
             }
             Op::Stats { which } => {

@@ -103,7 +103,7 @@ fn run<const M: usize>(mut at: At<'_, '_, M>, ops: &mut std::slice::Iter<'_, Op>
             }
             (Op::Reset, At::Top(a)) => {
                 a.reset();
-                w.model.live.clear();
+                w.model.clear();
                 w.cps.iter_mut().for_each(|c| c.valid = false);
                 assert_eq!(a.used(), 0);
             }

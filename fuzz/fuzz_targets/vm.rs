@@ -17,7 +17,7 @@ use allocator_api2::alloc::Allocator;
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::{Checkpoint, ResetPolicy, RewindError, VmArena, VmOptions, VmScopeGuard};
 use libfuzzer_sys::fuzz_target;
-use model::{layout, typed_alloc, AllocOp, Model};
+use model::{all_bytes, layout, typed_alloc, AllocOp, Model};
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 enum Op {
@@ -97,7 +97,7 @@ fn run<const M: usize>(mut at: At<'_, '_, M>, ops: &mut std::slice::Iter<'_, Op>
                 if let Ok(p) = arena.try_alloc_zeroed_layout(l) {
                     // SAFETY: a fresh block of `l.size()` bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p.as_ptr(), l.size()) };
-                    assert!(bytes.iter().all(|&b| b == 0), "a zeroed block has non-zero bytes");
+                    assert!(all_bytes(bytes, 0), "a zeroed block has non-zero bytes");
                     w.model.add(p.as_ptr(), l.size(), l.align(), depth);
                 }
             }
@@ -153,7 +153,7 @@ fn run<const M: usize>(mut at: At<'_, '_, M>, ops: &mut std::slice::Iter<'_, Op>
             Op::Reset => {
                 if let At::Top(a) = &mut at {
                     a.reset();
-                    w.model.live.clear();
+                    w.model.clear();
                     w.cps.iter_mut().for_each(|c| c.valid = false);
                     assert_eq!(a.stats().used, 0);
                 }
@@ -188,8 +188,8 @@ fn run<const M: usize>(mut at: At<'_, '_, M>, ops: &mut std::slice::Iter<'_, Op>
                     let kept = b.size.min(size);
                     // SAFETY: the new block holds at least `kept` bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p, kept) };
-                    assert!(bytes.iter().all(|&x| x == b.byte), "grow/shrink lost the contents");
-                    w.model.live.remove(i);
+                    assert!(all_bytes(bytes, b.byte), "grow/shrink lost the contents");
+                    w.model.remove(i);
                     w.model.add(p, size, new.align(), depth);
                     w.cps.iter_mut().for_each(|c| c.exact = false);
                 }
@@ -209,7 +209,7 @@ fn run<const M: usize>(mut at: At<'_, '_, M>, ops: &mut std::slice::Iter<'_, Op>
                 unsafe {
                     a.deallocate(NonNull::new(b.ptr).unwrap(), Layout::from_size_align(b.size, b.align).unwrap())
                 };
-                w.model.live.remove(i);
+                w.model.remove(i);
                 w.cps.iter_mut().for_each(|c| c.exact = false);
             }
             Op::EnterGuard if depth < 8 => {
