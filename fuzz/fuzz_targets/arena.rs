@@ -164,7 +164,7 @@ impl<const M: usize> Iterator for Items<'_, '_, M> {
         }
         self.left -= 1;
         self.n += 1;
-        if self.side_every != 0 && self.n % self.side_every == 0 {
+        if self.side_every != 0 && self.n.is_multiple_of(self.side_every) {
             if let Ok(s) = self.arena.try_alloc_slice_fill_copy(self.n % 40, 0x5Au8) {
                 self.side.push((s.as_mut_ptr(), s.len()));
             }

@@ -99,7 +99,7 @@ fn check(raw: Raw) {
     let expect = model_up(top, end, size as u128, align, min_align);
     assert_eq!(bump_up(top, end, size, align, min_align), expect, "bump_up({top:#x}, {end:#x}, {size}, {align})");
     // A type's size: a multiple of its alignment.
-    if size <= MIN_BOTTOM && align <= 1 << 29 && size % align == 0 {
+    if size <= MIN_BOTTOM && align <= 1 << 29 && size.is_multiple_of(align) {
         let small = model_up(top, end, size.div_ceil(min_align) as u128 * min_align as u128, align, min_align);
         assert_eq!(bump_up_small(top, end, size, align, min_align), small, "bump_up_small");
     }

@@ -108,8 +108,8 @@ fuzz_target!(|data: &[u8]| {
                 let (p, want) = match op {
                     // SAFETY: a NUL-terminated string.
                     Op::Strdup { .. } => (unsafe { bd_strdup(arenas[i], s) }, usize::from(len)),
-                    // SAFETY: a NUL-terminated string; `n` may be shorter or longer.
                     Op::Strndup { n, .. } => {
+                        // SAFETY: a NUL-terminated string; `n` may be shorter or longer.
                         (unsafe { bd_strndup(arenas[i], s, usize::from(n)) }, usize::from(len.min(n)))
                     }
                     _ => unreachable!(),
