@@ -306,8 +306,11 @@ fn from_iter_in_ranges_and_box_conversions_as_in_bumpalo() {
     let bump = Bump::new();
     let v = Vec::from_iter_in([1u32, 2, 3], &bump);
     assert_eq!(total(&v), 6);
+    fn at<S: core::ops::Index<R, Output = str>, R>(s: &S, range: R) -> &str {
+        &s[range]
+    }
     let s = String::from_iter_in(['b', 'u', 'm', 'p'], &bump);
-    assert_eq!((&s[..2], &s[2..]), ("bu", "mp"));
+    assert_eq!((at(&s, ..2), at(&s, 2..)), ("bu", "mp"));
     let b = Box::from_iter_in(v.iter().map(|x| x * 2), &bump);
     assert_eq!(*b, [2, 4, 6]);
     let arr: Box<[u32; 3]> = b.try_into().ok().unwrap();

@@ -23,6 +23,7 @@
 
 use core::cell::Cell;
 use core::fmt;
+use core::ptr;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::vec::Vec;
@@ -31,7 +32,6 @@ use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{self, round_down, CHUNK_ALIGN, MIN_BOTTOM};
-use core::ptr;
 
 /// Size of a shared chunk's first allocation from the backing allocator; they double
 /// from there up to `MAX_CHUNK`.

@@ -158,9 +158,14 @@ fn boxes_convert_and_forward_their_traits() {
     let arena = Arena::new();
     let drops = Cell::new(0);
 
-    // A boxed iterator keeps both ends and its length.
-    let mut it = Box::new_in(1..6, &arena);
-    assert_eq!((it.len(), it.next(), it.next_back(), it.len()), (5, Some(1), Some(5), 3));
+    // A boxed iterator keeps both ends and its length (through the box's own impls: a
+    // generic function does not look through `Deref`).
+    fn ends<I: DoubleEndedIterator + ExactSizeIterator + std::iter::FusedIterator>(
+        mut it: I,
+    ) -> (usize, Option<I::Item>, Option<I::Item>, usize) {
+        (it.len(), it.next(), it.next_back(), it.len())
+    }
+    assert_eq!(ends(Box::new_in(1..6, &arena)), (5, Some(1), Some(5), 3));
 
     // Array box to slice box and back: no element dropped or copied on the way.
     let b = Box::new_in([Counted(1, &drops), Counted(2, &drops)], &arena);
@@ -193,7 +198,7 @@ fn boxes_convert_and_forward_their_traits() {
     let state = std::collections::hash_map::RandomState::new();
     let mut plain = state.build_hasher();
     let mut boxed = Box::new_in(state.build_hasher(), &arena);
-    for h in [&mut plain as &mut dyn Hasher, &mut *boxed] {
+    for h in [&mut plain as &mut dyn Hasher, &mut boxed] {
         h.write(b"arena");
         h.write_u64(9);
         h.write_u8(1);
@@ -216,15 +221,22 @@ fn strings_and_vectors_collect_and_slice_like_bumpalo() {
     let as_vec: &Vec<'_, i32> = v.as_ref();
     assert_eq!(as_vec.capacity(), v.capacity());
 
-    // Every range type, shared and mutable.
+    // Every range type, shared and mutable, through `String`'s own `Index` impls (the
+    // helpers' bounds ask for them; `s[..]` alone would also compile through `Deref`).
+    fn at<S: std::ops::Index<R, Output = str>, R>(s: &S, range: R) -> &str {
+        &s[range]
+    }
+    fn at_mut<S: std::ops::IndexMut<R, Output = str>, R>(s: &mut S, range: R) -> &mut str {
+        &mut s[range]
+    }
     let mut s = String::from_str_in("héllo", &arena);
     assert_eq!(
-        (&s[0..1], &s[1..3], &s[3..], &s[..1], &s[..], &s[1..=2], &s[..=0]),
+        (at(&s, 0..1), at(&s, 1..3), at(&s, 3..), at(&s, ..1), at(&s, ..), at(&s, 1..=2), at(&s, ..=0)),
         ("h", "é", "llo", "h", "héllo", "é", "h")
     );
-    s[3..].make_ascii_uppercase();
+    at_mut(&mut s, 3..).make_ascii_uppercase();
     assert_eq!(s, "héLLO");
     // Not on a character boundary: the `str` panic.
-    let caught = catch_unwind(AssertUnwindSafe(|| s[0..2].len()));
+    let caught = catch_unwind(AssertUnwindSafe(|| at(&s, 0..2).len()));
     assert!(caught.is_err());
 }
