@@ -28,8 +28,9 @@ for target in "${targets[@]}"; do
     echo "=== fuzz target $target: ${seconds}s"
     mkdir -p "$scratch/$target"
     # -rss_limit_mb: the targets allocate at most a few MiB per input; more is a leak.
-    # Under CI the seed is fixed, so that a red run can be replayed: with a random seed,
-    # malloc once passed 2 GiB of RSS over ~150,000 inputs (see the session 7 note).
+    # (malloc passed 2 GiB twice, even with a fixed seed: one input held up to 64 blocks
+    # of up to 64 MiB, all filled; its model now fills at most 256 MiB at once.)
+    # Under CI the seed is fixed, so that a red run can be replayed.
     # shellcheck disable=SC2046 # the flags are words
     cargo +nightly fuzz run -O -a $(flags_for "$target") "$target" "$scratch/$target" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 ${CI:+-seed=1} \

@@ -12,6 +12,9 @@
 //! see inside the allocator's own region anyway.
 #![no_main]
 
+#[path = "common/model.rs"]
+mod model;
+
 use std::ffi::c_void;
 use std::ptr;
 
@@ -106,6 +109,10 @@ const PAGE: usize = 4096;
 /// Blocks over this size may be refused, and are freed untouched when they are not:
 /// filling them would only measure the machine's memory.
 const BIG: usize = 64 << 20;
+/// The most bytes the live blocks may hold filled at once; a block past it is freed
+/// untouched, like a big one. Without it one input of 64 blocks of up to 64 MiB each
+/// filled 4 GiB, and the run stopped at libFuzzer's RSS limit (CI, 2026-11-25).
+const FILL_BUDGET: usize = 256 << 20;
 /// Alignments over this may be refused.
 const BIG_ALIGN: usize = 1 << 20;
 const MAX_LIVE: usize = 64;
@@ -113,6 +120,8 @@ const MAX_LIVE: usize = 64;
 #[derive(Default)]
 struct World {
     live: Vec<Block>,
+    /// The sum of the live blocks' sizes, at most [`FILL_BUDGET`].
+    filled: usize,
     next: u8,
 }
 
@@ -132,9 +141,9 @@ fn holds(p: *mut u8, size: usize, byte: u8) -> bool {
     // SAFETY: the model only asks about live blocks of at least `size` bytes.
     let bytes = unsafe { std::slice::from_raw_parts(p, size) };
     if size <= 4096 {
-        bytes.iter().all(|&x| x == byte)
+        model::all_bytes(bytes, byte)
     } else {
-        bytes[..2048].iter().chain(&bytes[size - 2048..]).all(|&x| x == byte)
+        model::all_bytes(&bytes[..2048], byte) && model::all_bytes(&bytes[size - 2048..], byte)
     }
 }
 
@@ -143,7 +152,7 @@ impl World {
     fn add(&mut self, ptr: *mut u8, size: usize, align: usize) {
         assert!(!ptr.is_null());
         assert_eq!(ptr as usize % align, 0, "block {ptr:?} of {size} bytes not aligned to {align}");
-        if size > BIG {
+        if size > BIG || self.filled + size > FILL_BUDGET {
             // SAFETY: a fresh block, never recorded.
             unsafe { m::free(ptr) };
             return;
@@ -151,7 +160,15 @@ impl World {
         self.next = self.next.wrapping_add(1).max(1);
         // SAFETY: a fresh block of at least `size` bytes.
         unsafe { ptr.write_bytes(self.next, size) };
+        self.filled += size;
         self.live.push(Block { ptr, size, align, byte: self.next });
+    }
+
+    /// Drops block `i` from the model (the caller frees it or has reallocated it).
+    fn forget(&mut self, i: usize) -> Block {
+        let b = self.live.swap_remove(i);
+        self.filled -= b.size;
+        b
     }
 
     /// Records the result of an allocation of `size` bytes: NULL only with ENOMEM and
@@ -212,7 +229,7 @@ impl World {
         if bytes == 0 && !p.is_null() {
             // glibc's rule: realloc(p, 0) frees p and returns NULL.
             assert!(q.is_null(), "realloc to zero returned a block");
-            self.live.remove(i.unwrap());
+            self.forget(i.unwrap());
             return;
         }
         if q.is_null() {
@@ -222,7 +239,7 @@ impl World {
         }
         if let (Some(i), Some(old)) = (i, old) {
             assert!(holds(q, old.size.min(bytes), old.byte), "realloc lost the contents of {old:?}");
-            self.live.remove(i);
+            self.forget(i);
         }
         self.add(q, bytes, 16);
     }
@@ -249,7 +266,7 @@ impl World {
             }
             Op::Free { pick } => {
                 if let Some(i) = self.pick(pick) {
-                    let b = self.live.swap_remove(i);
+                    let b = self.forget(i);
                     // SAFETY: a live block, dropped from the model.
                     unsafe { m::free(b.ptr) };
                 }
