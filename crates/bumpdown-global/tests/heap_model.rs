@@ -228,3 +228,89 @@ fn each_band_bumps_its_own_window() {
         }
     }
 }
+
+/// A program that keeps asking for over-aligned blocks and freeing them, with other
+/// blocks made in between (so the freed one is never the newest), runs in the memory of
+/// its first round. Over-aligned requests used to skip the free lists: each took fresh
+/// memory, and each freed block went to a list only plainly aligned requests read, so
+/// the region grew without bound (found by the `malloc` fuzz target's RSS growth).
+#[test]
+fn over_aligned_blocks_are_reused_after_a_free() {
+    let _turn = one_at_a_time();
+    let mut h = Heap::EMPTY;
+    let mode = Mode::Recycle;
+    for align in [32, 64, 4096] {
+        let csz = chunk_size(3000, align, mode).unwrap();
+        let spacer = chunk_size(40, 16, mode).unwrap();
+        // SAFETY: sizes from chunk_size with the alignments passed; every block is freed
+        // once, with the size and alignment it was made with.
+        unsafe {
+            let mut spacers = Vec::new();
+            let mut rounds = |n| {
+                for _ in 0..n {
+                    let p = h.alloc::<false>(csz, align, mode, &options);
+                    assert_eq!(p.addr() % align, 0);
+                    p.write_bytes(0xA5, csz);
+                    spacers.push(h.alloc::<false>(spacer, 16, mode, &options));
+                    h.free(p, csz, mode);
+                }
+            };
+            rounds(1);
+            let after_one = region::used();
+            rounds(200);
+            assert_eq!(region::used(), after_one, "align {align}: 200 rounds took more windows");
+            for p in spacers {
+                h.free(p, spacer, mode);
+            }
+        }
+    }
+}
+
+/// Reallocation as `realloc` does it (in place if the heap agrees, else a move), repeated:
+/// a block made small, grown while a block of its new size is free, then freed while a
+/// newer block is alive. The program runs in the memory of its first round. Growing in
+/// place whenever the block was the newest of its window took fresh memory each round
+/// for a class that had a free block (found by the `malloc` fuzz target's RSS growth).
+#[test]
+fn blocks_resized_while_their_new_class_has_a_free_block_move_there() {
+    let _turn = one_at_a_time();
+    let mut h = Heap::EMPTY;
+    let mode = Mode::Recycle;
+    let small = chunk_size(100, 16, mode).unwrap();
+    let big = chunk_size(24_000, 16, mode).unwrap();
+    // SAFETY: sizes from chunk_size with alignment 16; every block is freed once, with
+    // its current size.
+    let round = |h: &mut Heap| unsafe {
+        let mut a = h.alloc::<false>(small, 16, mode, &options);
+        if !h.resize_in_place(a, small, big, mode) {
+            let moved = h.alloc::<false>(big, 16, mode, &options);
+            h.free(a, small, mode);
+            a = moved;
+        }
+        a.write_bytes(0xA5, big);
+        let newer = h.alloc::<false>(small, 16, mode, &options);
+        h.free(a, big, mode);
+        h.free(newer, small, mode);
+    };
+    round(&mut h);
+    let after_one = region::used();
+    for _ in 0..200 {
+        round(&mut h);
+    }
+    assert_eq!(region::used(), after_one, "200 rounds took more windows");
+    // SAFETY: as above. A block does not shrink in place into a class with a free block
+    // either; the newest block of its window, with no free block of its new class, does.
+    unsafe {
+        let spare = h.alloc::<false>(small, 16, mode, &options);
+        let newer = h.alloc::<false>(small, 16, mode, &options);
+        h.free(spare, small, mode);
+        // A class no block has had yet: `b` is bumped, the newest of its window.
+        let other = chunk_size(10_000, 16, mode).unwrap();
+        let b = h.alloc::<false>(other, 16, mode, &options);
+        assert!(!h.resize_in_place(b, other, small, mode));
+        let fresh_class = chunk_size(40, 16, mode).unwrap();
+        assert!(h.resize_in_place(b, other, fresh_class, mode));
+        h.free(b, fresh_class, mode);
+        h.free(newer, small, mode);
+    }
+}

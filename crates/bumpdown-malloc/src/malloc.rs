@@ -274,10 +274,16 @@ pub fn aligned(align: usize, n: usize) -> *mut u8 {
     }
     let mode = mode();
     if align <= MAX_ALIGN {
-        // The caller's pointer is the chunk start plus `align`: aligned, header room in front.
-        if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, align, mode)) {
-            // SAFETY: c is an align-aligned chunk of csz >= n + align bytes; offset = align >= 32.
-            return unsafe { finish(c, align, csz, false) };
+        // Any chunk will do, so it comes from the free lists like any other: the caller's
+        // pointer is the first `align`-aligned address at least HDR bytes in, which is at
+        // most `align` bytes in (the chunk is 16-aligned). Asking the heap for an aligned
+        // chunk instead made these requests skip the lists their blocks were freed to.
+        if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, 16, mode)) {
+            let offset = (c.addr() + HDR).next_multiple_of(align) - c.addr();
+            // SAFETY: c is a 16-aligned chunk of csz >= n + align bytes, n >= 1 counted
+            // (`chunk_total`), and HDR <= offset <= align, so HDR <= offset < csz and
+            // c + offset is aligned to `align`.
+            return unsafe { finish(c, offset, csz, false) };
         }
     }
     fallback(n, align, false)

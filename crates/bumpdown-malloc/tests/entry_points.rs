@@ -49,6 +49,8 @@ fn c_entry_points_under_every_setting() {
             assert!(stdout.contains("usable(100)=112"), "{stdout}");
             // mallinfo2 is ours too, not glibc's (which counts its heap's free top chunk).
             assert!(stdout.contains("mallinfo2: ordblks=0 fordblks=0"), "{stdout}");
+            // An over-aligned request reuses a freed plain block of its class.
+            assert!(stdout.contains("aligned block in the freed plain one: yes"), "{stdout}");
         }
     }
     std::fs::remove_dir_all(&dir).ok();
