@@ -14,13 +14,20 @@
 //! window, so it grows in place. Free lists are per class, not per window: a listed block
 //! may lie in any window's memory.
 //!
+//! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
+//! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
+//! multiple of `GRAIN`. `BumpGlobal` hands chunks out as they are (phase 0, so they are
+//! 16-aligned); the preloaded `malloc` writes an 8-byte header at the start of each chunk
+//! and hands out the address after it (phase 8, so that address is 16-aligned). Only
+//! phase-0 heaps take requests aligned to more than `GRAIN`.
+//!
 //! # INVARIANT
-//! * Every chunk of at least `GRAIN` bytes, allocated or listed, starts `GRAIN`-aligned; a
-//!   `TINY` chunk starts 8-aligned.
-//! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is a
-//!   multiple of `GRAIN`, except in the tiny window (index 0), where it is a multiple of
-//!   `TINY`; `w.end` is a multiple of `region::PAGE` (windows are carved in whole region
-//!   pages).
+//! * Every chunk of at least `GRAIN` bytes, allocated or listed, starts at the heap's phase
+//!   past a multiple of `GRAIN`; a `TINY` chunk starts 8-aligned.
+//! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is the
+//!   phase past a multiple of `GRAIN`, except in the tiny window (index 0), where it is a
+//!   multiple of `TINY`; `w.end` is a multiple of `region::PAGE` (windows are carved in
+//!   whole region pages).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
@@ -44,8 +51,8 @@ use crate::shadow;
 const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0);
 
 /// Chunks of at most this many bytes come from a thread's small window (see the module
-/// docs). 32 covers a short string under `BumpGlobal` and, with its 16-byte header, a
-/// string of up to 16 bytes under the `malloc` front end.
+/// docs). 32 covers a short string under `BumpGlobal` and, with its 8-byte header, a
+/// string of up to 24 bytes under the `malloc` front end.
 pub const SMALL_BAND: usize = 32;
 
 /// First window a thread carves for each band; each later one doubles, up to [`MAX_WINDOW`].
@@ -54,6 +61,10 @@ pub const FIRST_WINDOW: usize = 64 << 10;
 pub const MAX_WINDOW: usize = 1 << 20;
 /// Largest alignment the region serves; larger ones go to the fallback.
 pub const MAX_ALIGN: usize = region::PAGE;
+
+/// The phase of a heap whose front end puts an 8-byte header in front of each block (see
+/// the module docs): its chunks start 8 bytes past a multiple of `GRAIN`.
+pub const PHASE_HEADER: usize = 8;
 
 /// How freed blocks are treated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +113,7 @@ pub const fn chunk_size(size: usize, align: usize, mode: Mode) -> Option<usize> 
 /// // One heap per thread; `with_heap` reaches the current thread's.
 /// let csz = chunk_size(100, 16, Mode::Recycle).unwrap();
 /// // SAFETY: csz comes from chunk_size; nothing inside the closure allocates through it.
-/// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, &|| bumpdown_global::region::Options::new(1 << 30))) };
+/// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, 0, &|| bumpdown_global::region::Options::new(1 << 30))) };
 /// assert!(!p.is_null() && p.addr() % 16 == 0);
 /// // SAFETY: p is a live chunk of csz bytes that we give up.
 /// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
@@ -224,13 +235,16 @@ impl Heap {
     ///
     /// # Safety
     /// `csz` came from `chunk_size(_, align, mode)`; `align` is a power of two
-    /// `<= MAX_ALIGN`; `init` gives the options to set the region up with, if it is not yet.
+    /// `<= MAX_ALIGN`, and at most `GRAIN` when `phase` is not 0; `phase` is the heap's
+    /// (0 or [`PHASE_HEADER`], the same in every call on this heap); `init` gives the
+    /// options to set the region up with, if it is not yet.
     #[inline(always)]
     pub unsafe fn alloc<const ZERO: bool>(
         &mut self,
         csz: usize,
         align: usize,
         mode: Mode,
+        phase: usize,
         init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
         if align <= GRAIN {
@@ -255,7 +269,7 @@ impl Heap {
             }
         }
         // SAFETY: forwarded caller contract.
-        unsafe { self.alloc_slow::<ZERO>(csz, align, mode, init) }
+        unsafe { self.alloc_slow::<ZERO>(csz, align, mode, phase, init) }
     }
 
     /// The slow path: the chunk's window has no room for `csz` bytes aligned to `align`,
@@ -270,8 +284,10 @@ impl Heap {
         csz: usize,
         align: usize,
         mode: Mode,
+        phase: usize,
         init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
+        debug_assert!(phase == 0 || (phase == PHASE_HEADER && align <= GRAIN));
         if align > GRAIN && mode == Mode::Recycle {
             // Only the head is looked at (no list walk): a program that frees an
             // over-aligned block and asks for one again (`posix_memalign` buffers,
@@ -288,7 +304,9 @@ impl Heap {
         let i = band(csz);
         for _ in 0..2 {
             let w = &mut self.windows[i];
-            if let Some(start) = w.fit(csz, align) {
+            // Up to GRAIN, every chunk start in the window is aligned enough (at the
+            // heap's phase, for a phased heap), as on the fast path.
+            if let Some(start) = w.fit(csz, if align <= GRAIN { 1 } else { align }) {
                 // The gap before the aligned block.
                 let (spare, gap) = (w.cur, start - w.cur.addr());
                 // SAFETY: `start` came from `fit` for `csz` just now.
@@ -300,7 +318,7 @@ impl Heap {
                 }
                 return p;
             }
-            if !self.refill(i, csz + if align > GRAIN { align } else { 0 }, mode, init) {
+            if !self.refill(i, csz + if align > GRAIN { align } else { 0 }, mode, phase, init) {
                 return ptr::null_mut();
             }
         }
@@ -312,11 +330,13 @@ impl Heap {
     /// follow it, else files the old tail and switches. False when the region cannot give
     /// `need` bytes.
     #[cold]
-    fn refill(&mut self, i: usize, need: usize, mode: Mode, init: &impl Fn() -> region::Options) -> bool {
+    fn refill(&mut self, i: usize, need: usize, mode: Mode, phase: usize, init: &impl Fn() -> region::Options) -> bool {
         if !region::initialized() && !region::init(init()) {
             return false;
         }
-        let Some(need) = crate::classes::checked_round_up(need, region::PAGE) else {
+        // The window starts `phase` bytes in (the tiny window's 8-byte chunks need none).
+        let phase = if i == 0 { 0 } else { phase };
+        let Some(need) = need.checked_add(phase).and_then(|n| crate::classes::checked_round_up(n, region::PAGE)) else {
             return false;
         };
         let w = &mut self.windows[i];
@@ -333,7 +353,8 @@ impl Heap {
         } else {
             // Never wraps: cur <= end (invariant).
             let (tail, room) = (w.cur, w.end - w.cur.addr());
-            w.cur = start;
+            // SAFETY: phase < len (a window is at least a region page): inside the window.
+            w.cur = unsafe { start.add(phase) };
             w.end = start.addr() + len;
             w.fresh = start.addr();
             if mode == Mode::Recycle {
@@ -348,10 +369,14 @@ impl Heap {
     /// Files `len` spare bytes at `p`, left by window `i`, as free blocks (largest class
     /// first; only tiny ones from the tiny window, whose memory may be only 8-aligned).
     ///
+    /// A phased window's tail is 8 bytes short of a multiple of `GRAIN` (it runs from the
+    /// phase to a page boundary): its last 8 bytes become a tiny block, which only
+    /// phase-0 heaps ask for, so they stay unused.
+    ///
     /// # Safety
-    /// `p..p+len` is memory of window `i` (aligned as its invariant says, `len` a multiple
-    /// of that alignment) owned by this heap that no block overlaps and that will not be
-    /// bumped again.
+    /// `p..p+len` is memory of window `i` (starting where its invariant says a chunk may,
+    /// `len` a multiple of 8) owned by this heap that no block overlaps and that will not
+    /// be bumped again.
     unsafe fn file_spare(&mut self, i: usize, mut p: *mut u8, mut len: usize) {
         let largest = |len| if i == 0 && len >= TINY { Some(0) } else { floor_class(len) };
         while let Some(class) = largest(len) {
@@ -418,9 +443,9 @@ impl Heap {
     ///
     /// # Safety
     /// `p` is a live region chunk of `old` bytes; `new` came from `chunk_size` with the
-    /// alignment `p` was allocated with.
+    /// alignment `p` was allocated with; `phase` is the heap's (see [`Heap::alloc`]).
     #[inline]
-    pub unsafe fn resize_in_place(&mut self, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
+    pub unsafe fn resize_in_place(&mut self, p: *mut u8, old: usize, new: usize, mode: Mode, phase: usize) -> bool {
         if old == TINY || new == TINY {
             return old == new;
         }
@@ -433,7 +458,7 @@ impl Heap {
         let w = &mut self.windows[i];
         if new <= old {
             w.fresh = w.fresh.max(w.cur.addr());
-        } else if !w.fits_from(p, new) && !self.extend(i, p, old, new, mode) {
+        } else if !w.fits_from(p, new) && !self.extend(i, p, old, new, mode, phase) {
             return false;
         }
         // SAFETY: p + new <= end (checked or shrinking): inside the window.
@@ -451,10 +476,10 @@ impl Heap {
     /// A non-adjacent window replaces the current one (whose tail is filed), ready for the
     /// move that follows; `p` then no longer ends at `cur`.
     #[cold]
-    fn extend(&mut self, i: usize, p: *mut u8, old: usize, new: usize, mode: Mode) -> bool {
+    fn extend(&mut self, i: usize, p: *mut u8, old: usize, new: usize, mode: Mode, phase: usize) -> bool {
         // The region is set up (p is in it), so `init` is never called. Asking for `new`
         // bytes makes a non-adjacent window big enough for the moved block.
-        self.refill(i, new, mode, &|| region::Options::new(0))
+        self.refill(i, new, mode, phase, &|| region::Options::new(0))
             && self.windows[i].is_newest(p, old)
             && self.windows[i].fits_from(p, new)
     }

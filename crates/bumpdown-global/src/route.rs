@@ -30,8 +30,15 @@ use crate::region;
 ///
 /// # Safety
 /// `with_heap` hands `f` a heap that only the calling thread ever reaches, which started
-/// as [`Heap::EMPTY`] and has been changed only through `Heap`'s own methods.
+/// as [`Heap::EMPTY`] and has been changed only through `Heap`'s own methods, always with
+/// this slot's [`CHUNK_PHASE`](HeapSlot::CHUNK_PHASE) (no slot of another phase reaches it).
 pub unsafe trait HeapSlot {
+    /// The heap's phase (see [`heap`](crate::heap)): 0, or
+    /// [`PHASE_HEADER`](crate::heap::PHASE_HEADER) for a front end that writes an 8-byte
+    /// header at the start of each chunk. Such a front end asks for alignments of at most
+    /// `GRAIN` only.
+    const CHUNK_PHASE: usize = 0;
+
     /// Runs `f` on the current thread's heap.
     ///
     /// # Safety
@@ -84,7 +91,7 @@ pub unsafe fn alloc<S: HeapSlot, const ZERO: bool>(
     // SAFETY: `csz` came from `chunk_size(_, align, mode)` and `align` is a power of two
     // at most MAX_ALIGN (`chunk_for`); neither the heap nor `init` allocates through `S`
     // (the caller).
-    unsafe { S::with_heap(|heap| heap.alloc::<ZERO>(csz, align, mode, init)) }
+    unsafe { S::with_heap(|heap| heap.alloc::<ZERO>(csz, align, mode, S::CHUNK_PHASE, init)) }
 }
 
 /// Gives region chunk `chunk` of `csz` bytes back to the current thread's heap.
@@ -125,7 +132,7 @@ pub unsafe fn resize<S: HeapSlot>(chunk: *mut u8, old: usize, new: usize, mode: 
         return Resize::Same;
     }
     // SAFETY: forwarded caller contract; resizing never allocates.
-    if unsafe { S::with_heap(|heap| heap.resize_in_place(chunk, old, new, mode)) } {
+    if unsafe { S::with_heap(|heap| heap.resize_in_place(chunk, old, new, mode, S::CHUNK_PHASE)) } {
         Resize::InPlace
     } else {
         Resize::Refused

@@ -69,9 +69,9 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 // SAFETY: csz from chunk_size; align is a power of two <= 4096.
                 let p = unsafe {
                     if zero {
-                        heaps[h].alloc::<true>(csz, align, mode, &options)
+                        heaps[h].alloc::<true>(csz, align, mode, 0, &options)
                     } else {
-                        heaps[h].alloc::<false>(csz, align, mode, &options)
+                        heaps[h].alloc::<false>(csz, align, mode, 0, &options)
                     }
                 };
                 assert!(!p.is_null(), "op {op}: region exhausted");
@@ -102,7 +102,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 // SAFETY: as above.
                 unsafe { heaps[heap].free(p, csz, mode) };
                 // SAFETY: csz from chunk_size.
-                let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, &options) };
+                let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, 0, &options) };
                 if mode == Mode::Bump && p.addr() % 16 == 0 {
                     assert!(q == p || live.iter().any(|o| o.heap == heap), "op {op}: newest block not reused");
                 }
@@ -118,7 +118,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 let new_size = (r >> 8) as usize % 40_000;
                 let Some(new) = chunk_size(new_size, b.align, mode) else { continue };
                 // SAFETY: b is live with chunk size b.csz; new from chunk_size.
-                if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode) } {
+                if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode, 0) } {
                     b.size = b.size.min(new_size);
                     check(b);
                     b.csz = new;
@@ -168,18 +168,18 @@ fn newest_block_reuse_and_growth_on_a_fresh_heap() {
         let csz = chunk_size(100, 16, mode).unwrap();
         // SAFETY: csz from chunk_size; blocks freed once below.
         unsafe {
-            let a = h.alloc::<false>(csz, 16, mode, &options);
-            let b = h.alloc::<false>(csz, 16, mode, &options);
+            let a = h.alloc::<false>(csz, 16, mode, 0, &options);
+            let b = h.alloc::<false>(csz, 16, mode, 0, &options);
             assert_eq!(b.addr(), a.addr() + csz);
             b.write_bytes(0xEE, csz);
             h.free(b, csz, mode);
             // The dirty bytes came back to the bump pointer: a zeroed request rewrites them.
-            let c = h.alloc::<true>(csz, 16, mode, &options);
+            let c = h.alloc::<true>(csz, 16, mode, 0, &options);
             assert_eq!(c, b);
             assert!(std::slice::from_raw_parts(c, csz).iter().all(|&x| x == 0));
             // Grow past the first window (64 KiB): the adjacent next window extends it.
             let big = chunk_size(200_000, 16, Mode::Bump).unwrap();
-            assert!(h.resize_in_place(c, csz, big, Mode::Bump));
+            assert!(h.resize_in_place(c, csz, big, Mode::Bump, 0));
             h.free(c, big, Mode::Bump);
             h.free(a, csz, mode);
         }
@@ -198,9 +198,9 @@ fn each_band_bumps_its_own_window() {
     unsafe {
         let mut blocks = Vec::new();
         for _ in 0..3 {
-            blocks.push((h.alloc::<false>(tiny, 1, mode, &options), tiny));
-            blocks.push((h.alloc::<false>(small, 8, mode, &options), small));
-            blocks.push((h.alloc::<false>(large, 8, mode, &options), large));
+            blocks.push((h.alloc::<false>(tiny, 1, mode, 0, &options), tiny));
+            blocks.push((h.alloc::<false>(small, 8, mode, 0, &options), small));
+            blocks.push((h.alloc::<false>(large, 8, mode, 0, &options), large));
         }
         // Interleaved requests, yet each band's blocks are packed side by side.
         for band in 0..3 {
@@ -211,16 +211,16 @@ fn each_band_bumps_its_own_window() {
         }
         // The newest large block grows in place although smaller blocks came after it.
         let (last, _) = blocks.pop().unwrap();
-        h.alloc::<false>(tiny, 1, mode, &options).write(1);
+        h.alloc::<false>(tiny, 1, mode, 0, &options).write(1);
         let grown = chunk_size(1200, 8, mode).unwrap();
-        assert!(h.resize_in_place(last, large, grown, mode));
+        assert!(h.resize_in_place(last, large, grown, mode, 0));
         blocks.push((last, grown));
         // A tiny chunk never changes size in place, and an over-aligned tiny request
         // takes a 16-byte chunk.
-        let t = h.alloc::<false>(tiny, 8, mode, &options);
-        assert!(!h.resize_in_place(t, tiny, small, mode));
+        let t = h.alloc::<false>(tiny, 8, mode, 0, &options);
+        assert!(!h.resize_in_place(t, tiny, small, mode, 0));
         let sixteen = chunk_size(4, 16, mode).unwrap();
-        let o = h.alloc::<false>(sixteen, 16, mode, &options);
+        let o = h.alloc::<false>(sixteen, 16, mode, 0, &options);
         assert_eq!((sixteen, o.addr() % 16), (16, 0));
         blocks.extend([(t, tiny), (o, sixteen)]);
         for (p, csz) in blocks {
@@ -248,10 +248,10 @@ fn over_aligned_blocks_are_reused_after_a_free() {
             let mut spacers = Vec::new();
             let mut rounds = |n| {
                 for _ in 0..n {
-                    let p = h.alloc::<false>(csz, align, mode, &options);
+                    let p = h.alloc::<false>(csz, align, mode, 0, &options);
                     assert_eq!(p.addr() % align, 0);
                     p.write_bytes(0xA5, csz);
-                    spacers.push(h.alloc::<false>(spacer, 16, mode, &options));
+                    spacers.push(h.alloc::<false>(spacer, 16, mode, 0, &options));
                     h.free(p, csz, mode);
                 }
             };
@@ -281,14 +281,14 @@ fn blocks_resized_while_their_new_class_has_a_free_block_move_there() {
     // SAFETY: sizes from chunk_size with alignment 16; every block is freed once, with
     // its current size.
     let round = |h: &mut Heap| unsafe {
-        let mut a = h.alloc::<false>(small, 16, mode, &options);
-        if !h.resize_in_place(a, small, big, mode) {
-            let moved = h.alloc::<false>(big, 16, mode, &options);
+        let mut a = h.alloc::<false>(small, 16, mode, 0, &options);
+        if !h.resize_in_place(a, small, big, mode, 0) {
+            let moved = h.alloc::<false>(big, 16, mode, 0, &options);
             h.free(a, small, mode);
             a = moved;
         }
         a.write_bytes(0xA5, big);
-        let newer = h.alloc::<false>(small, 16, mode, &options);
+        let newer = h.alloc::<false>(small, 16, mode, 0, &options);
         h.free(a, big, mode);
         h.free(newer, small, mode);
     };
@@ -301,16 +301,52 @@ fn blocks_resized_while_their_new_class_has_a_free_block_move_there() {
     // SAFETY: as above. A block does not shrink in place into a class with a free block
     // either; the newest block of its window, with no free block of its new class, does.
     unsafe {
-        let spare = h.alloc::<false>(small, 16, mode, &options);
-        let newer = h.alloc::<false>(small, 16, mode, &options);
+        let spare = h.alloc::<false>(small, 16, mode, 0, &options);
+        let newer = h.alloc::<false>(small, 16, mode, 0, &options);
         h.free(spare, small, mode);
         // A class no block has had yet: `b` is bumped, the newest of its window.
         let other = chunk_size(10_000, 16, mode).unwrap();
-        let b = h.alloc::<false>(other, 16, mode, &options);
-        assert!(!h.resize_in_place(b, other, small, mode));
+        let b = h.alloc::<false>(other, 16, mode, 0, &options);
+        assert!(!h.resize_in_place(b, other, small, mode, 0));
         let fresh_class = chunk_size(40, 16, mode).unwrap();
-        assert!(h.resize_in_place(b, other, fresh_class, mode));
+        assert!(h.resize_in_place(b, other, fresh_class, mode, 0));
         h.free(b, fresh_class, mode);
         h.free(newer, small, mode);
+    }
+}
+
+/// A heap of phase 8 (the preloaded malloc's: an 8-byte header, then a 16-aligned block)
+/// hands out chunks 8 bytes past a multiple of 16, from fresh windows, from the bump
+/// pointer after blocks of every size, from its free lists and after growing in place;
+/// a phase-0 heap's chunks are 16-aligned.
+#[test]
+fn a_phased_heap_keeps_its_chunks_at_its_phase() {
+    let _turn = one_at_a_time();
+    for (phase, mode) in [(8, Mode::Recycle), (8, Mode::Bump), (0, Mode::Recycle)] {
+        let mut h = Heap::EMPTY;
+        let mut blocks = Vec::new();
+        let at_phase = |p: *mut u8| p.addr() % 16 == phase;
+        // SAFETY: sizes from chunk_size with alignment 16; every block is freed once, with
+        // its current size.
+        unsafe {
+            for n in [0, 1, 30, 100, 5000, 100_000, 200_000, 3, 700] {
+                let csz = chunk_size(n + 8, 16, mode).unwrap();
+                let p = h.alloc::<false>(csz, 16, mode, phase, &options);
+                assert!(at_phase(p), "phase {phase}: {n} bytes at {p:?}");
+                blocks.push((p, csz));
+            }
+            // The newest grows in place (into a class with no free block).
+            let (p, csz) = blocks.pop().unwrap();
+            let grown = chunk_size(900, 16, mode).unwrap();
+            assert!(h.resize_in_place(p, csz, grown, mode, phase));
+            blocks.push((p, grown));
+            // Freed blocks come back from the lists at the same phase.
+            for (p, csz) in blocks.drain(..).rev().skip(1) {
+                h.free(p, csz, mode);
+                let q = h.alloc::<false>(csz, 16, mode, phase, &options);
+                assert!(at_phase(q));
+                h.free(q, csz, mode);
+            }
+        }
     }
 }

@@ -20,7 +20,7 @@ fn bump(heap: SharedHeap, n: usize) {
     for i in 0..n {
         // SAFETY: csz from chunk_size, alignment 16. Only the planted bug lets another
         // thread use the heap at the same time.
-        let p = unsafe { (*heap.0).alloc::<false>(csz, 16, Mode::Recycle, &|| Options::new(1 << 30)) };
+        let p = unsafe { (*heap.0).alloc::<false>(csz, 16, Mode::Recycle, 0, &|| Options::new(1 << 30)) };
         assert!(!p.is_null());
         // SAFETY: a fresh block of csz bytes.
         unsafe { p.write_bytes(i as u8, csz) };

@@ -1,10 +1,22 @@
-//! The 16 bytes in front of every block this library returns.
+//! The bytes in front of every block this library returns.
+//!
+//! A **region** block has one word in front of it, the last 8 bytes of its chunk's
+//! start: the heap hands this library chunks that start 8 bytes past a multiple of 16
+//! (`bumpdown_global::heap::PHASE_HEADER`), so the block after the word is 16-aligned.
 //!
 //! ```text
-//!   p - 16: offset   distance from the start of the chunk (region) or of the glibc block
-//!                    (fallback) to p; fallback blocks also carry FALLBACK_TAG in the top bits
-//!   p -  8: usable   bytes the caller may use from p: what `malloc_usable_size` returns
-//!   p     : the caller's bytes (16-aligned, or aligned as requested)
+//!   p - 8: offset << 48 | usable   offset: distance from the chunk start to p (8 for a
+//!                                  plain block, more for an over-aligned one);
+//!                                  usable: bytes the caller may use from p
+//!   p    : the caller's bytes (16-aligned, or aligned as requested)
+//! ```
+//!
+//! A **fallback** block (from glibc, with our header) has two words, as a glibc block
+//! has 16 bytes in front of it:
+//!
+//! ```text
+//!   p - 16: FALLBACK_TAG | offset  distance from the start of the glibc block to p
+//!   p -  8: usable
 //! ```
 //!
 //! Under a memory checker (see [`bumpdown_global::shadow`]) a region block's header is
@@ -19,12 +31,19 @@
 
 use bumpdown_global::shadow;
 
-/// Header size; also the offset of an ordinary (16-aligned) block.
-pub const HDR: usize = 16;
+/// A region block's header size, and the offset of a plain (16-aligned) region block.
+pub const HDR: usize = 8;
+
+/// A fallback block's header size, and the offset of a plain (16-aligned) fallback block.
+pub const FALLBACK_HDR: usize = 16;
 
 /// Marks the offset word of a block we allocated from glibc.
 pub const FALLBACK_TAG: usize = 0xB0D0 << 48;
+
 const TAG_MASK: usize = 0xFFFF << 48;
+
+/// Where a region header's offset starts; the usable size takes the bits below.
+const OFFSET_SHIFT: u32 = 48;
 
 /// A block's header, read.
 #[derive(Clone, Copy)]
@@ -35,43 +54,48 @@ pub struct Header {
     pub usable: usize,
 }
 
-/// Writes the header of block `p`.
+/// Writes the header of region block `p`.
 ///
 /// # Safety
-/// The 16 bytes before `p` are ours to write (inside the chunk or glibc block).
+/// The 8 bytes before `p` are ours to write (inside the chunk); `p` is 8-aligned;
+/// `offset < 2^16` and `usable < 2^48` (a region chunk is far smaller).
 #[inline(always)]
 pub unsafe fn write(p: *mut u8, offset: usize, usable: usize) {
-    let h = p.wrapping_sub(16);
-    shadow::undefined(h, 16);
-    // SAFETY: caller guarantees p-16..p is ours; p is 16-aligned, so both words are aligned.
-    unsafe {
-        h.cast::<usize>().write(offset);
-        p.sub(8).cast::<usize>().write(usable);
-    }
-    close_unless_fallback(h, offset);
+    debug_assert!(offset < 1 << (usize::BITS - OFFSET_SHIFT) && usable < 1 << OFFSET_SHIFT);
+    let h = p.wrapping_sub(HDR);
+    shadow::undefined(h, HDR);
+    // SAFETY: caller guarantees p-8..p is ours and p is 8-aligned.
+    unsafe { h.cast::<usize>().write(offset << OFFSET_SHIFT | usable) };
+    shadow::no_access(h, HDR);
 }
 
-/// Closes header `h` to memory checkers unless its offset word is tagged as a fallback
-/// block's (see the module docs).
-#[inline(always)]
-fn close_unless_fallback(h: *mut u8, offset: usize) {
-    if offset & TAG_MASK != FALLBACK_TAG {
-        shadow::no_access(h, 16);
-    }
-}
-
-/// Reads the header of block `p`.
+/// Reads the header of region block `p`.
 ///
 /// # Safety
-/// `p` is a live block returned by this library (region or fallback).
+/// `p` is a live region block returned by this library.
 #[inline(always)]
 pub unsafe fn read(p: *mut u8) -> Header {
-    let h = p.wrapping_sub(16);
-    shadow::defined(h, 16);
-    // SAFETY: our blocks have a header in the 16 bytes before them.
-    let header = unsafe { Header { offset: h.cast::<usize>().read(), usable: p.sub(8).cast::<usize>().read() } };
-    close_unless_fallback(h, header.offset);
-    header
+    let h = p.wrapping_sub(HDR);
+    shadow::defined(h, HDR);
+    // SAFETY: a region block has its header in the 8 bytes before it.
+    let word = unsafe { h.cast::<usize>().read() };
+    shadow::no_access(h, HDR);
+    Header { offset: word >> OFFSET_SHIFT, usable: word & ((1 << OFFSET_SHIFT) - 1) }
+}
+
+/// Writes the header of fallback block `p` (left open to memory checkers).
+///
+/// # Safety
+/// The 16 bytes before `p` are ours to write (inside the glibc block); `p` is 16-aligned.
+#[inline(always)]
+pub unsafe fn write_fallback(p: *mut u8, offset: usize, usable: usize) {
+    let h = p.wrapping_sub(FALLBACK_HDR);
+    shadow::undefined(h, FALLBACK_HDR);
+    // SAFETY: caller guarantees p-16..p is ours; p is 16-aligned, so both words are aligned.
+    unsafe {
+        h.cast::<usize>().write(offset | FALLBACK_TAG);
+        p.sub(8).cast::<usize>().write(usable);
+    }
 }
 
 /// For a pointer outside the region: our fallback block's header, or `None` for a block
@@ -82,11 +106,15 @@ pub unsafe fn read(p: *mut u8) -> Header {
 /// occupies the 16 bytes before `p`, so they are readable).
 #[inline]
 pub unsafe fn read_fallback(p: *mut u8) -> Option<Header> {
+    let h = p.wrapping_sub(FALLBACK_HDR);
+    shadow::defined(h, FALLBACK_HDR);
     // SAFETY: as above, the 16 bytes before p are readable for either kind.
-    let h = unsafe { read(p) };
-    if h.offset & TAG_MASK == FALLBACK_TAG {
-        Some(Header { offset: h.offset & !TAG_MASK, usable: h.usable })
+    let (offset, usable) = unsafe { (h.cast::<usize>().read(), p.sub(8).cast::<usize>().read()) };
+    if offset & TAG_MASK == FALLBACK_TAG {
+        Some(Header { offset: offset & !TAG_MASK, usable })
     } else {
+        // glibc's own chunk header: back to how it was.
+        shadow::no_access(h, FALLBACK_HDR);
         None
     }
 }

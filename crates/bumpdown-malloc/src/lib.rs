@@ -15,7 +15,9 @@
 //! Memory comes from the `bumpdown-global` engine: one `mmap` reservation, per-thread
 //! windows bumped upwards without locks, the newest block freed or grown in place, and (in
 //! the default mode) freed blocks reused from per-thread size-class lists. Each block
-//! carries a 16-byte header holding its exact usable size.
+//! carries a header holding its exact usable size: one word in front of a region block
+//! (its chunk starts 8 bytes past a multiple of 16, so the block is 16-aligned), two in
+//! front of a block from glibc.
 //!
 //! Requests the region does not serve (over 256 KiB in the default mode, alignment over
 //! 4096, or past the `BUMPDOWN_LIMIT` cap) go to glibc through `__libc_malloc` and

@@ -19,7 +19,7 @@ use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
 
 use crate::config::{mode, region_options};
-use crate::header::{self, Header, FALLBACK_TAG, HDR};
+use crate::header::{self, Header, FALLBACK_HDR, HDR};
 use crate::tls::TlsHeap;
 
 extern "C" {
@@ -72,7 +72,8 @@ fn chunk_total(n: usize, offset: usize) -> Option<usize> {
 pub fn malloc(n: usize) -> *mut u8 {
     let mode = mode();
     if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
-        // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 16-aligned.
+        // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple of
+        // 16 (the heap's phase), so c + HDR is 16-aligned.
         return unsafe { finish(c, HDR, csz, false) };
     }
     fallback(n, 16, false)
@@ -90,7 +91,8 @@ unsafe fn finish(c: *mut u8, offset: usize, csz: usize, zeroed: bool) -> *mut u8
     // SAFETY: offset < csz (callers add offset to the payload size before rounding).
     let p = unsafe { c.add(offset) };
     shadow::no_access(c, offset);
-    // SAFETY: p - 16 .. p lies in the chunk (offset >= 16).
+    // SAFETY: p - HDR .. p lies in the chunk (offset >= HDR); p is aligned; the offset is
+    // at most MAX_ALIGN and the chunk at most the region.
     unsafe { header::write(p, offset, csz - offset) };
     shadow::block_allocated(p, csz - offset, zeroed);
     p
@@ -126,8 +128,8 @@ fn fallback(n: usize, align: usize, zero: bool) -> *mut u8 {
         // SAFETY: p..p+n is inside the block.
         unsafe { p.write_bytes(0, n) };
     }
-    // SAFETY: p-16..p is inside the block (align >= 16).
-    unsafe { header::write(p, align | FALLBACK_TAG, n) };
+    // SAFETY: p-16..p is inside the block (align >= 16); p is 16-aligned.
+    unsafe { header::write_fallback(p, align, n) };
     region::note_fallback_alloc(n);
     p
 }
@@ -181,7 +183,7 @@ pub fn calloc(n: usize, size: usize) -> *mut u8 {
     };
     let mode = mode();
     if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
-        // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes.
+        // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes, at the heap's phase.
         return unsafe { finish(c, HDR, csz, true) };
     }
     fallback(bytes, 16, true)
@@ -209,7 +211,8 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
         if h.offset == HDR {
             if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, 16, mode)) {
                 let old = usable + HDR;
-                // SAFETY: the chunk p-HDR of `old` bytes is live, 16-aligned as `new` is for.
+                // SAFETY: the chunk p-HDR of `old` bytes is live, from a request aligned to 16
+                // as `new` is for.
                 match unsafe { route::resize::<TlsHeap>(p.sub(HDR), old, new, mode) } {
                     Resize::Same => return p,
                     Resize::InPlace => {
@@ -227,21 +230,22 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
     } else {
         // SAFETY: p is a live fallback or glibc block.
         match unsafe { header::read_fallback(p) } {
-            Some(h) if h.offset == HDR => {
-                let Some(total) = n.checked_add(HDR) else {
+            Some(h) if h.offset == FALLBACK_HDR => {
+                let Some(total) = n.checked_add(FALLBACK_HDR) else {
                     return out_of_memory();
                 };
-                // SAFETY: our 16-aligned fallback block starts at p - HDR, from __libc_malloc.
-                let raw = unsafe { __libc_realloc(p.sub(HDR).cast(), total) }.cast::<u8>();
+                // SAFETY: our 16-aligned fallback block starts at p - FALLBACK_HDR, from
+                // __libc_malloc.
+                let raw = unsafe { __libc_realloc(p.sub(FALLBACK_HDR).cast(), total) }.cast::<u8>();
                 if raw.is_null() {
                     return out_of_memory();
                 }
                 region::note_fallback_free(h.usable);
                 region::note_fallback_alloc(n);
-                // SAFETY: raw has n + HDR bytes; glibc copied our header too.
-                let q = unsafe { raw.add(HDR) };
-                // SAFETY: the header is inside the new block.
-                unsafe { header::write(q, HDR | FALLBACK_TAG, n) };
+                // SAFETY: raw has n + FALLBACK_HDR bytes; glibc copied our header too.
+                let q = unsafe { raw.add(FALLBACK_HDR) };
+                // SAFETY: the header is inside the new block; q is 16-aligned.
+                unsafe { header::write_fallback(q, FALLBACK_HDR, n) };
                 return q;
             }
             Some(h) => usable = h.usable,
@@ -275,13 +279,14 @@ pub fn aligned(align: usize, n: usize) -> *mut u8 {
     let mode = mode();
     if align <= MAX_ALIGN {
         // Any chunk will do, so it comes from the free lists like any other: the caller's
-        // pointer is the first `align`-aligned address at least HDR bytes in, which is at
-        // most `align` bytes in (the chunk is 16-aligned). Asking the heap for an aligned
-        // chunk instead made these requests skip the lists their blocks were freed to.
+        // pointer is the first `align`-aligned address at least HDR bytes in, which is
+        // less than `align` bytes in (c + HDR is 16-aligned). Asking the heap for an
+        // aligned chunk instead made these requests skip the lists their blocks were
+        // freed to.
         if let Some((c, csz)) = chunk_total(n, align).and_then(|t| region_chunk::<false>(t, 16, mode)) {
             let offset = (c.addr() + HDR).next_multiple_of(align) - c.addr();
-            // SAFETY: c is a 16-aligned chunk of csz >= n + align bytes, n >= 1 counted
-            // (`chunk_total`), and HDR <= offset <= align, so HDR <= offset < csz and
+            // SAFETY: c is a chunk of csz >= n + align bytes, n >= 1 counted
+            // (`chunk_total`), and HDR <= offset < align, so HDR <= offset < csz and
             // c + offset is aligned to `align`.
             return unsafe { finish(c, offset, csz, false) };
         }

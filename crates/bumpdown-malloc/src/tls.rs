@@ -38,6 +38,9 @@ pub(crate) struct TlsHeap;
 // `Heap::EMPTY` (null pointers and zero counts), and only `with_heap` below reaches it.
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 unsafe impl HeapSlot for TlsHeap {
+    // Chunks start 8 bytes past a multiple of 16: the header, then the 16-aligned block.
+    const CHUNK_PHASE: usize = bumpdown_global::heap::PHASE_HEADER;
+
     #[inline(always)]
     unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
         let heap: *mut Heap;
@@ -59,6 +62,20 @@ unsafe impl HeapSlot for TlsHeap {
     }
 }
 
-/// Elsewhere: the engine's `thread_local!` slot.
+/// Elsewhere: the engine's `thread_local!` slot, with this library's phase. Nothing else
+/// in a process that preloads this library reaches that slot (`BumpGlobal` is not its
+/// global allocator), so every call on its heap has this phase.
 #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-pub(crate) type TlsHeap = bumpdown_global::ThreadHeap;
+pub(crate) struct TlsHeap;
+
+// SAFETY: forwards to `ThreadHeap`'s slot, reached only through this type (above).
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+unsafe impl bumpdown_global::route::HeapSlot for TlsHeap {
+    const CHUNK_PHASE: usize = bumpdown_global::heap::PHASE_HEADER;
+
+    #[inline(always)]
+    unsafe fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> R {
+        // SAFETY: forwarded caller contract.
+        unsafe { <bumpdown_global::ThreadHeap as bumpdown_global::route::HeapSlot>::with_heap(f) }
+    }
+}

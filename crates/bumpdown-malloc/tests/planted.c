@@ -37,6 +37,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     free(p);
-    printf("planted %s: usable(100)=%zu sink=%d\n", bug, n, sink);
+    /* Proof that our malloc served it: glibc's smallest block has 24 usable bytes. */
+    void *one = malloc(1);
+    size_t smallest = malloc_usable_size(one);
+    free(one);
+    printf("planted %s: usable(1)=%zu sink=%d\n", bug, smallest, sink);
     return 0;
 }
