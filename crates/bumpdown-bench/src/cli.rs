@@ -232,7 +232,8 @@ Sections, and the --filter word that selects each alone:
   threads          SyncArena and peers on one and two threads
   fast_path        instructions and branches per allocation call (objdump)
   real_use         parse, evaluate and drop a generated program (AST)
-  programs         FileCheck (clang, jq with --full) under LD_PRELOAD allocators,
+  programs         FileCheck (with --full: clang, gcc, jq, python3, sort, git, xz,
+                   sqlite3) under LD_PRELOAD allocators,
                    serde_json under BumpGlobal
   seed004          ten million 64-byte allocations, one process per contender
   resets           what each reset keeps (only without --filter)

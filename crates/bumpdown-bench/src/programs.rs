@@ -1,6 +1,6 @@
 //! Real programs that no one here wrote, under other allocators: LLVM's FileCheck (seed
-//! 001's torture run), clang and jq with `LD_PRELOAD` of glibc (none), mimalloc and
-//! `libbumpdown_malloc.so`; and a serde_json program built with the system allocator,
+//! 001's torture run), clang, gcc, jq, python3, sort, git, xz and sqlite3 with
+//! `LD_PRELOAD` of glibc (none), mimalloc, jemalloc and `libbumpdown_malloc.so`; and a serde_json program built with the system allocator,
 //! mimalloc and `BumpGlobal`.
 //!
 //! The measuring is done by the repository's own scripts
@@ -59,11 +59,11 @@ fn run_script(script: &str, rounds: usize, preload_programs: &str) -> Result<Str
 
 /// Runs both scripts: FileCheck only and two interleaved rounds in quick mode (within the
 /// three-minute budget; one round alone swung by 40% with the host's load), every program
-/// and three rounds with `--full`.
+/// and three rounds with `--full` (about five minutes).
 pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
     let (rounds, preload_programs) = match options.effort {
         Effort::Quick => (2, "FileCheck"),
-        Effort::Full => (3, "FileCheck clang jq"),
+        Effort::Full => (3, "FileCheck clang gcc jq python sort git xz sqlite sqlite-file"),
     };
     run.section(Section::Preload, 1);
     run.step(&format!("{preload_programs}, {rounds} rounds (crates/bumpdown-malloc/bench/preload.sh)"));

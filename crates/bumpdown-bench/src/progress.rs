@@ -43,7 +43,7 @@ pub enum Section {
     FastPath,
     /// Parse, evaluate and drop a generated program.
     RealUse,
-    /// FileCheck (clang, jq with `--full`) under `LD_PRELOAD` allocators (an external script).
+    /// FileCheck (every program with `--full`) under `LD_PRELOAD` allocators (an external script).
     Preload,
     /// serde_json under `BumpGlobal` (an external script).
     Json,

@@ -785,10 +785,12 @@ fn programs_section(md: &mut String, p: &crate::programs::Programs) {
     let _ = writeln!(
         md,
         "Programs no one here wrote, each run under every allocator in turn ({} interleaved \
-         round(s); `--full` runs three rounds and clang and jq too). Under `LD_PRELOAD`: glibc \
-         (nothing preloaded), mimalloc, and `libbumpdown_malloc.so` (default mode, and pure bump \
-         for FileCheck); FileCheck runs seed 001's torture input (500,000 random lines, one \
-         `CHECK: {{{{.+}}}}` per line). The serde_json program (parse ~100 MB of JSON into a \
+         round(s); `--full` runs three rounds and every program). Under `LD_PRELOAD`: glibc \
+         (nothing preloaded), mimalloc, jemalloc and `libbumpdown_malloc.so` (default mode, and \
+         pure bump for FileCheck); FileCheck runs seed 001's torture input (500,000 random \
+         lines, one `CHECK: {{{{.+}}}}` per line); the other inputs are generated with fixed \
+         seeds (`crates/bumpdown-malloc/bench/gen_inputs.py`), and each program's output must \
+         be the same under every allocator. The serde_json program (parse ~100 MB of JSON into a \
          `Value`, walk it, exit) is built three times: system allocator, mimalloc, `BumpGlobal`. \
          Wall and CPU times are medians; ratios are to glibc, of the medians and *paired* (each \
          run against glibc's run of the same round: median and range). Programs run here: {}.\n",

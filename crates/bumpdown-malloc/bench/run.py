@@ -12,7 +12,9 @@ the child's own maxrss) and the ratios to the first allocator: of the medians, a
 (each run against the first allocator's run of the same round, which ran at most a few
 seconds apart; the median of those ratios and their range), which cancels the host's
 slower and faster phases better than the ratio of medians does. Exits non-zero if
-any run's exit status differs from the first allocator's.
+any run's exit status or standard output differs from the first allocator's first run
+(the output goes to a temporary file and is compared by its SHA-256; a line under the
+table says it was the same in every run).
 
 An allocator whose LD_PRELOAD names libbumpdown_malloc must prove, in every run, that
 it was the one in effect: the run gets BUMPDOWN_STATS=<a fresh file>, and the library's
@@ -23,6 +25,7 @@ the whole measurement.
 An allocator that cannot run here (mimalloc not installed) is named in the table all the
 same: SKIPPED_ALLOCATORS="LABEL:REASON[;LABEL:REASON]" adds a row saying it was skipped, and why.
 """
+import hashlib
 import os
 import statistics
 import subprocess
@@ -62,6 +65,7 @@ def main():
         allocs.append((label, extra))
     results = {label: [] for label, _ in allocs}
     statuses = {}
+    outputs = {}
     for r in range(runs):
         order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
         for label, extra in order:
@@ -73,9 +77,16 @@ def main():
                 env["BUMPDOWN_STATS"] = stats_file
             start = time.perf_counter()
             argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
-            p = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _, status, usage = os.wait4(p.pid, 0)
-            elapsed = time.perf_counter() - start
+            with tempfile.TemporaryFile() as out:
+                p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.DEVNULL)
+                _, status, usage = os.wait4(p.pid, 0)
+                elapsed = time.perf_counter() - start
+                out.seek(0)
+                sha = hashlib.sha256()
+                for block in iter(lambda: out.read(1 << 20), b""):
+                    sha.update(block)
+                digest = sha.hexdigest()
+            outputs.setdefault(digest, []).append(f"{label} (round {r + 1})")
             if stats_file:
                 check_in_effect(stats_file, p.pid, f"{name} / {label}")
                 os.unlink(stats_file)
@@ -98,9 +109,15 @@ def main():
     for skipped in filter(None, os.environ.get("SKIPPED_ALLOCATORS", "").split(";")):
         label, _, reason = skipped.partition(":")
         print(f"| {name} | {label} | skipped: {reason.strip() or 'not available'} |" + " — |" * 9)
+    if len(outputs) == 1:
+        (digest, _), = outputs.items()
+        print(f"\n{name}: the same output in all {runs * len(allocs)} runs (SHA-256 {digest[:16]}...).")
     first = statuses[allocs[0][0]]
     if any(s != first for s in statuses.values()):
         print(f"exit statuses differ: {statuses}", file=sys.stderr)
+        sys.exit(1)
+    if len(outputs) != 1:
+        print(f"outputs differ between allocators: {outputs}", file=sys.stderr)
         sys.exit(1)
 
 
