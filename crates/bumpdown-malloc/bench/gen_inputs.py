@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark inputs with fixed seeds: gen_inputs.py OUTDIR (skips files already there).
+"""Benchmark inputs with fixed seeds: gen_inputs.py OUTDIR [FILE...] (the files named, or
+all of them; skips files already there).
 
 input.txt/check.txt: the FileCheck torture of seed 001, 500,000 lines of random printable
 characters and one `CHECK: {{.+}}` per line. big.cpp: the standard library headers plus
@@ -15,6 +16,7 @@ import random
 import sys
 
 out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
 
 
 def write(name, produce):
@@ -137,11 +139,15 @@ def repo_fast_import(f):
         f.write("\n")
 
 
-write("input.txt", filecheck_input)
-write("check.txt", filecheck_check)
-write("big.cpp", cpp)
-write("big.json", big_json)
-write("big.c", big_c)
-write("lines.txt", lines)
-write("batch.sql", batch_sql)
-write("repo.fi", repo_fast_import)
+INPUTS = {
+    "input.txt": filecheck_input,
+    "check.txt": filecheck_check,
+    "big.cpp": cpp,
+    "big.json": big_json,
+    "big.c": big_c,
+    "lines.txt": lines,
+    "batch.sql": batch_sql,
+    "repo.fi": repo_fast_import,
+}
+for name in sys.argv[2:] or INPUTS:
+    write(name, INPUTS[name])

@@ -40,7 +40,21 @@ peer mimalloc libmimalloc.so libmimalloc-dev ${MIMALLOC_SO:-/usr/lib/x86_64-linu
 peer jemalloc libjemalloc.so libjemalloc-dev ${JEMALLOC_SO:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/aarch64-linux-gnu/libjemalloc.so.2 /usr/lib64/libjemalloc.so.2}
 ALLOCS="$ALLOCS bumpdown=LD_PRELOAD=$SO"
 export SKIPPED_ALLOCATORS="$SKIPPED"
-python3 "$BENCH/gen_inputs.py" "$OUT"
+# The inputs of the wanted programs only (the first run generates them: up to ~20 s).
+inputs=""
+for p in $PROGRAMS; do
+    case $p in
+    FileCheck) inputs="$inputs input.txt check.txt" ;;
+    clang) inputs="$inputs big.cpp" ;;
+    gcc) inputs="$inputs big.c" ;;
+    jq) inputs="$inputs big.json" ;;
+    sort) inputs="$inputs lines.txt" ;;
+    git) inputs="$inputs repo.fi" ;;
+    xz | sqlite | sqlite-file) inputs="$inputs batch.sql" ;;
+    esac
+done
+# shellcheck disable=SC2086 # file names, one word each
+[ -z "$inputs" ] || python3 "$BENCH/gen_inputs.py" "$OUT" $inputs
 
 # run LABEL TOOL CMD...: times CMD under every allocator if TOOL is installed and LABEL
 # is wanted (EXTRA: more allocators, e.g. the pure bump mode).
