@@ -1,7 +1,8 @@
 //! Real programs that no one here wrote, under other allocators: LLVM's FileCheck (seed
 //! 001's torture run), clang, gcc, jq, python3, sort, git, xz and sqlite3 with
-//! `LD_PRELOAD` of glibc (none), mimalloc, jemalloc and `libbumpdown_malloc.so`; and a serde_json program built with the system allocator,
-//! mimalloc and `BumpGlobal`.
+//! `LD_PRELOAD` of glibc (none), mimalloc, jemalloc and `libbumpdown_malloc.so`; and
+//! Rust programs (serde_json, and with `--full` a `syn` parse) built with the system
+//! allocator, mimalloc and `BumpGlobal`.
 //!
 //! The measuring is done by the repository's own scripts
 //! (`crates/bumpdown-malloc/bench/preload.sh`, `crates/bumpdown-global/json-bench/bench.sh`),
@@ -37,13 +38,15 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Runs one script and returns its standard output.
-fn run_script(script: &str, rounds: usize, preload_programs: &str) -> Result<String, String> {
+/// Runs one script and returns its standard output. `programs` picks what it runs (the
+/// preload script's `PRELOAD_PROGRAMS`, the Rust programs' `JSON_BENCH_WORKLOADS`).
+fn run_script(script: &str, rounds: usize, programs: &str) -> Result<String, String> {
     let path = root().join(script);
     let output = Command::new("sh")
         .arg(&path)
         .arg(rounds.to_string())
-        .env("PRELOAD_PROGRAMS", preload_programs)
+        .env("PRELOAD_PROGRAMS", programs)
+        .env("JSON_BENCH_WORKLOADS", programs)
         .output()
         .map_err(|err| format!("cannot run {}: {err}", path.display()))?;
     if !output.status.success() {
@@ -61,16 +64,16 @@ fn run_script(script: &str, rounds: usize, preload_programs: &str) -> Result<Str
 /// three-minute budget; one round alone swung by 40% with the host's load), every program
 /// and three rounds with `--full` (about five minutes).
 pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
-    let (rounds, preload_programs) = match options.effort {
-        Effort::Quick => (2, "FileCheck"),
-        Effort::Full => (3, "FileCheck clang gcc jq python sort git xz sqlite sqlite-file"),
+    let (rounds, preload_programs, rust_programs) = match options.effort {
+        Effort::Quick => (2, "FileCheck", "json"),
+        Effort::Full => (3, "FileCheck clang gcc jq python sort git xz sqlite sqlite-file", "json syn"),
     };
     run.section(Section::Preload, 1);
     run.step(&format!("{preload_programs}, {rounds} rounds (crates/bumpdown-malloc/bench/preload.sh)"));
     let mut output = run_script("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
     run.section(Section::Json, 1);
-    run.step(&format!("{rounds} rounds (crates/bumpdown-global/json-bench/bench.sh)"));
+    run.step(&format!("{rust_programs}, {rounds} rounds (crates/bumpdown-global/json-bench/bench.sh)"));
     output.push('\n');
-    output.push_str(&run_script("crates/bumpdown-global/json-bench/bench.sh", rounds, "")?);
+    output.push_str(&run_script("crates/bumpdown-global/json-bench/bench.sh", rounds, rust_programs)?);
     Ok(Programs { rounds, preload_programs: preload_programs.to_owned(), output })
 }

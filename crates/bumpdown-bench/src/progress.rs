@@ -83,7 +83,7 @@ impl Section {
             Section::FastPath => (1.5, 2.0),
             Section::RealUse => (2.5, 6.0),
             Section::Preload => (50.0, 240.0),
-            Section::Json => (18.0, 19.0),
+            Section::Json => (18.0, 30.0),
         };
         effort.pick(quick, full)
     }

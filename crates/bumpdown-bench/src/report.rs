@@ -790,8 +790,9 @@ fn programs_section(md: &mut String, p: &crate::programs::Programs) {
          pure bump for FileCheck); FileCheck runs seed 001's torture input (500,000 random \
          lines, one `CHECK: {{{{.+}}}}` per line); the other inputs are generated with fixed \
          seeds (`crates/bumpdown-malloc/bench/gen_inputs.py`), and each program's output must \
-         be the same under every allocator. The serde_json program (parse ~100 MB of JSON into a \
-         `Value`, walk it, exit) is built three times: system allocator, mimalloc, `BumpGlobal`. \
+         be the same under every allocator. The Rust programs (serde_json: parse ~100 MB of JSON \
+         into a `Value`, walk it, exit; with `--full` also `syn`: parse ~4 MB of generated Rust, \
+         walk the tree, exit) are built three times: system allocator, mimalloc, `BumpGlobal`. \
          Wall and CPU times are medians; ratios are to glibc, of the medians and *paired* (each \
          run against glibc's run of the same round: median and range). Programs run here: {}.\n",
         p.rounds, p.preload_programs

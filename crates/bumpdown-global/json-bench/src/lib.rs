@@ -1,5 +1,6 @@
-//! The workload shared by the three binaries (`json-glibc`, `json-mimalloc`,
-//! `json-bumpdown`), which differ only in their `#[global_allocator]`.
+//! The workloads shared by the three binaries (`json-glibc`, `json-mimalloc`,
+//! `json-bumpdown`), which differ only in their `#[global_allocator]`: JSON (below), or,
+//! with the argument `syn`, a Rust source parsed with `syn` ([`rust_source`]).
 //!
 //! It writes a JSON document of about 100 MB (fixed seed) to a temporary file, reads it
 //! back, parses it into a `serde_json::Value`, walks the tree and prints a summary: a
@@ -11,6 +12,8 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use serde_json::Value;
+
+pub mod rust_source;
 
 /// Records in the document (about 330 bytes each).
 pub const RECORDS: usize = 300_000;
@@ -97,11 +100,19 @@ pub fn walk(v: &Value, s: &mut Summary) {
     }
 }
 
-/// The whole program: generate, parse, walk, print, remove the file. What it prints on
+/// The whole program: generate, parse, walk, print, remove the file (or, with the
+/// argument `syn`, the Rust source workload). What it prints on
 /// standard output is the same under every allocator (the benchmark compares it); the
 /// allocator's name goes to standard error.
 pub fn run(allocator: &str) {
-    let records = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(RECORDS);
+    let arg = std::env::args().nth(1);
+    if arg.as_deref() == Some("syn") {
+        let counts = rust_source::parse_and_count(rust_source::FUNCTIONS);
+        eprintln!("{allocator}");
+        println!("{} functions, {counts:?}", rust_source::FUNCTIONS);
+        return;
+    }
+    let records = arg.and_then(|a| a.parse().ok()).unwrap_or(RECORDS);
     let path = std::env::temp_dir().join(format!("bumpdown-json-{}.json", std::process::id()));
     generate(&path, records).expect("writing the document");
     let text = fs::read_to_string(&path).expect("reading the document");
