@@ -36,6 +36,7 @@ crates=(
   "bumparaw-collections|0.1.4|full||collections::Vec and its IntoIter, serde feature, allocator-api2 with hashbrown, alloc_str"
   "allocative|0.3.4|quick|--features bumpalo|chunk iteration: iter_allocated_chunks_raw and allocated_bytes"
   "uell|0.1.0|full||boxed::Box of a layout from alloc_layout: from_raw, leak, drop order (quickcheck)"
+  "sycamore-reactive|0.8.1|full||boxed::Box of any value into_raw, kept as a dyn pointer, back through Box<dyn Trait>::from_raw and dropped in reverse; one Bump per reactive scope"
   # Known to fail (run with --known): its own `Allocator` derefs to `Bump`, and bumpalo's
   # `String::from_str_in(s, allocator)` then deref-coerces `&Allocator` to `&Bump`; the
   # facade's collections take any bumpdown arena (`&A` where `A: ArenaAllocator`), and
