@@ -705,6 +705,7 @@ mod tests {
             heap_blocks: 3,
             arena_bytes: None,
             checksum: 7,
+            spread: [0.0; 3],
         };
         RealUse {
             source_bytes: 1 << 20,
@@ -723,6 +724,7 @@ mod tests {
             warm: Pass { ns: 1.0, faults: 0, cpu_ns: 1.0 },
             release_ms: 0.1,
             peak_rss: 1 << 20,
+            spread: Default::default(),
         }];
         let (speed, scopes, real_use) = (tiny_speed(), tiny_scopes(), tiny_real_use());
         let charts = all(Sources {

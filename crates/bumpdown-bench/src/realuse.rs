@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::harness;
 use crate::heap;
 use crate::progress::{Run, Section};
+use crate::speed::relative_spread;
 
 /// Bytes of source to generate.
 pub const SOURCE_BYTES: usize = 8 << 20;
@@ -454,6 +455,8 @@ pub struct WayResult {
     pub arena_bytes: Option<usize>,
     /// The program's result, the same for every way.
     pub checksum: i64,
+    /// The relative spread (`max / min - 1`) over the runs of parse, evaluate and drop.
+    pub spread: [f64; 3],
 }
 
 /// The section's figures.
@@ -567,6 +570,7 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
         .zip(figures)
         .map(|(name, runs)| {
             let median = |f: fn(&RunFigures) -> f64| harness::median(&mut runs.iter().map(f).collect::<Vec<_>>());
+            let spread = |f: fn(&RunFigures) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
             let last = runs.last().expect("at least one run");
             WayResult {
                 name: name.to_string(),
@@ -577,6 +581,7 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
                 heap_blocks: last.heap_blocks,
                 arena_bytes: last.arena_bytes,
                 checksum: last.checksum,
+                spread: [spread(|r| r.parse_ms), spread(|r| r.eval_ms), spread(|r| r.drop_ms)],
             }
         })
         .collect();

@@ -1060,6 +1060,7 @@ mod tests {
                 warm: pass(1.7),
                 release_ms: 0.25,
                 peak_rss: 700_000_000,
+                spread: seed004::Seed004Spread { cold_ns: 0.1, warm_ns: 0.05, release_ms: 0.5, peak_rss: 0.01 },
             }]),
             fast_path: Some(FastPath::Unavailable("no objdump".to_owned())),
             failed: vec![("programs".to_owned(), "exit status: 2".to_owned())],
@@ -1112,6 +1113,7 @@ mod tests {
             warm: seed004::Pass { ns: warm, faults: 0, cpu_ns: warm },
             release_ms: 0.0,
             peak_rss: 1 << 20,
+            spread: Default::default(),
         };
         let mut md = String::new();
         seed004_section(&mut md, &[result("VmArena", 7.5), result(seed004::MALLOC_EACH, 15.0)], 3);

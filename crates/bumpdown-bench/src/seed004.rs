@@ -31,6 +31,7 @@ use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
 use crate::progress::{self, Section};
+use crate::speed::relative_spread;
 
 /// Allocations per pass.
 pub const COUNT: usize = 10_000_000;
@@ -67,6 +68,23 @@ pub struct Seed004Result {
     pub release_ms: f64,
     /// Peak resident set of the child process, bytes.
     pub peak_rss: u64,
+    /// How far the rounds' figures moved (empty in a child's own output).
+    #[serde(default)]
+    pub spread: Seed004Spread,
+}
+
+/// The relative spread (`max / min - 1`) of a contender's timed figures and peak RSS
+/// over its rounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Seed004Spread {
+    /// Of the cold pass's ns per allocation.
+    pub cold_ns: f64,
+    /// Of the warm pass's ns per allocation.
+    pub warm_ns: f64,
+    /// Of the release time.
+    pub release_ms: f64,
+    /// Of the peak RSS.
+    pub peak_rss: f64,
 }
 
 /// Every contender, floors first.
@@ -110,6 +128,7 @@ fn median_run(runs: &[Seed004Result]) -> Seed004Result {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
+    let spread = |f: &dyn Fn(&Seed004Result) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
     Seed004Result {
         name: runs[0].name.clone(),
         cold: Pass {
@@ -124,6 +143,12 @@ fn median_run(runs: &[Seed004Result]) -> Seed004Result {
         },
         release_ms: median(&|r| r.release_ms),
         peak_rss: median(&|r| r.peak_rss as f64) as u64,
+        spread: Seed004Spread {
+            cold_ns: spread(&|r| r.cold.ns),
+            warm_ns: spread(&|r| r.warm.ns),
+            release_ms: spread(&|r| r.release_ms),
+            peak_rss: spread(&|r| r.peak_rss as f64),
+        },
     }
 }
 
@@ -145,7 +170,9 @@ pub fn child_main(name: &str) -> Result<(), String> {
             run.result.ok_or_else(|| format!("no seed004 contender named {name:?}"))?
         }
     };
-    let result = Seed004Result { name: name.to_owned(), cold, warm, release_ms, peak_rss: usage().peak_rss };
+    let peak_rss = usage().peak_rss;
+    let result =
+        Seed004Result { name: name.to_owned(), cold, warm, release_ms, peak_rss, spread: Seed004Spread::default() };
     println!("{}", serde_json::to_string(&result).expect("a result serializes"));
     Ok(())
 }
