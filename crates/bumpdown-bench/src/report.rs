@@ -180,18 +180,7 @@ impl Results {
         if let Some(costs) = &self.reset_costs {
             reset_cost_section(&mut md, costs);
         }
-        if !self.threads.is_empty() {
-            threads_section(&mut md, &self.threads);
-        }
-        if let Some(real_use) = &self.real_use {
-            real_use_section(&mut md, real_use);
-        }
-        if let Some(programs) = &self.programs {
-            programs_section(&mut md, programs);
-        }
-        if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
-        }
+        self.last_sections(&mut md);
         md
     }
 
@@ -249,24 +238,29 @@ impl Results {
         if let Some(scopes) = &self.scopes {
             scope_section(&mut md, scopes);
         }
-        if !self.threads.is_empty() {
-            threads_section(&mut md, &self.threads);
-        }
-        if let Some(real_use) = &self.real_use {
-            real_use_section(&mut md, real_use);
-        }
-        if let Some(programs) = &self.programs {
-            programs_section(&mut md, programs);
-        }
-        if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
-        }
+        self.last_sections(&mut md);
         // The sections link their charts by bare file name; point them at the README's copies.
         for file in [charts::REAL_USE_FILE, charts::SCOPES_FILE, "seed004.svg"] {
             md = md.replace(&format!("]({file})"), &format!("]({README_IMAGES}{file})"));
         }
         // One level below the snippet's own heading.
         format!("## Benchmarks\n\n{}", md.replace("\n## ", "\n### "))
+    }
+
+    /// The sections the report and the README snippet end with, in the same order.
+    fn last_sections(&self, md: &mut String) {
+        if !self.threads.is_empty() {
+            threads_section(md, &self.threads);
+        }
+        if let Some(real_use) = &self.real_use {
+            real_use_section(md, real_use);
+        }
+        if let Some(programs) = &self.programs {
+            programs_section(md, programs);
+        }
+        if let Some(seed004) = &self.seed004 {
+            seed004_section(md, seed004, crate::seed004::rounds(self.effort));
+        }
     }
 
     fn header(&self, md: &mut String) {

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use crate::bumper;
 use crate::cli::Options;
 use crate::collection_kernels as ck;
-use crate::harness::{self, Clock, Plan, Sampler};
+use crate::harness::{self, Sampler};
 use crate::kernels::{self, Alloc, Form};
-use crate::procs::{self, ChildSamples};
+use crate::procs;
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
@@ -409,31 +409,10 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         return Ok(None);
     }
     let started = Instant::now();
-    let processes = options.processes();
-    let mut raw = Vec::new();
-    let mut stack_offsets = Vec::new();
-    let mut clock_overheads = Vec::new();
-    run.section(Section::Scopes, processes);
-    for index in 0..processes {
-        run.step(&format!("processes of {} rows", rows.len()));
-        let mut args = vec![
-            "--child".to_owned(),
-            "scopes".to_owned(),
-            index.to_string(),
-            options.effort.flag().to_owned(),
-            "--processes".to_owned(),
-            processes.to_string(),
-        ];
-        if let Some(filter) = &options.filter {
-            args.extend(["--filter".to_owned(), filter.clone()]);
-        }
-        let output = procs::run_self(&args, run)?;
-        let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
-            .map_err(|e| format!("scopes child {index}: cannot read its samples: {e}"))?;
-        stack_offsets.push(child.stack_offset);
-        clock_overheads.push(child.clock_overhead_ns);
-        raw.push(child.cells);
-    }
+    let children = procs::run_children::<RawCell>("scopes", Section::Scopes, rows.len(), options, run)?;
+    let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
+    let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
+    let raw = children.into_iter().map(|child| child.cells).collect();
     Ok(Some(ScopeResults {
         rows,
         cells: combine(raw),
@@ -519,27 +498,22 @@ pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
 #[inline(never)]
 fn measure_rows(options: &Options) -> String {
     let rows = selected(options.filter.as_deref());
-    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
-    let marker = 0u8;
-    let stack_offset = black_box(&marker) as *const u8 as usize % 64;
-    harness::spin(Duration::from_millis(300));
-    let clock = Clock::calibrate();
-
-    let mut cells = Vec::new();
-    for row in &rows {
-        let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
-        let results = harness::run_interleaved(&mut samplers, &clock, plan);
-        for (way, samples) in ways.into_iter().zip(results) {
-            cells.push(RawCell {
-                row: row.name.to_owned(),
-                way: way.to_owned(),
-                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-            });
+    procs::child_samples(options, |clock, plan| {
+        let mut cells = Vec::new();
+        for row in &rows {
+            let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
+            let results = harness::run_interleaved(&mut samplers, clock, plan);
+            for (way, samples) in ways.into_iter().zip(results) {
+                cells.push(RawCell {
+                    row: row.name.to_owned(),
+                    way: way.to_owned(),
+                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+                });
+            }
         }
-    }
-    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
-    serde_json::to_string(&samples).expect("samples serialize")
+        cells
+    })
 }
 
 #[cfg(test)]
@@ -564,7 +538,7 @@ mod tests {
     /// cell runs with the counters paused, so it reports none either).
     #[test]
     fn every_cell_samples_without_touching_the_heap() {
-        let clock = Clock::calibrate();
+        let clock = harness::Clock::calibrate();
         for row in all() {
             for (way, mut sampler) in (row.build)() {
                 for _ in 0..3 {

@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
-use crate::harness::{self, Clock, Plan};
+use crate::harness;
 use crate::kernels::Form;
-use crate::procs::{self, ChildSamples};
+use crate::procs;
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
 
@@ -141,33 +141,17 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
         .collect();
     let started = Instant::now();
-    let processes = options.processes();
-    let mut raw = Vec::new();
-    let mut stack_offsets = Vec::new();
-    let mut clock_overheads = Vec::new();
-    if !rows.is_empty() {
-        run.section(Section::Speed, processes);
-        for index in 0..processes {
-            run.step(&format!("processes of {} rows", rows.len()));
-            let mut args = vec![
-                "--child".to_owned(),
-                "speed".to_owned(),
-                index.to_string(),
-                options.effort.flag().to_owned(),
-                "--processes".to_owned(),
-                processes.to_string(),
-            ];
-            if let Some(filter) = &options.filter {
-                args.extend(["--filter".to_owned(), filter.clone()]);
-            }
-            let output = procs::run_self(&args, run)?;
-            let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
-                .map_err(|e| format!("speed child {index}: cannot read its samples: {e}"))?;
-            stack_offsets.push(child.stack_offset);
-            clock_overheads.push(child.clock_overhead_ns);
-            raw.extend(child.cells.into_iter().map(|cell| RawCell { process: index, ..cell }));
-        }
-    }
+    let children = match rows.len() {
+        0 => Vec::new(),
+        n => procs::run_children::<RawCell>("speed", Section::Speed, n, options, run)?,
+    };
+    let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
+    let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
+    let raw = children
+        .into_iter()
+        .enumerate()
+        .flat_map(|(index, child)| child.cells.into_iter().map(move |cell| RawCell { process: index, ..cell }))
+        .collect();
     let cells = combine(raw);
     Ok(SpeedResults {
         rows,
@@ -298,28 +282,23 @@ fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
 #[inline(never)]
 fn measure_rows(options: &Options) -> String {
     let rows = rows::selected(options.filter.as_deref());
-    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
-    let marker = 0u8;
-    let stack_offset = std::hint::black_box(&marker) as *const u8 as usize % 64;
-    harness::spin(Duration::from_millis(300));
-    let clock = Clock::calibrate();
-
-    let mut cells = Vec::new();
-    for row in &rows {
-        let (labels, mut samplers): (Vec<_>, Vec<_>) =
-            row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
-        let results = harness::run_interleaved(&mut samplers, &clock, plan);
-        for ((contender, form), samples) in labels.into_iter().zip(results) {
-            cells.push(RawCell {
-                row: row.name.clone(),
-                form,
-                contender: contender.to_owned(),
-                process: 0,
-                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-            });
+    procs::child_samples(options, |clock, plan| {
+        let mut cells = Vec::new();
+        for row in &rows {
+            let (labels, mut samplers): (Vec<_>, Vec<_>) =
+                row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
+            let results = harness::run_interleaved(&mut samplers, clock, plan);
+            for ((contender, form), samples) in labels.into_iter().zip(results) {
+                cells.push(RawCell {
+                    row: row.name.clone(),
+                    form,
+                    contender: contender.to_owned(),
+                    process: 0,
+                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+                });
+            }
         }
-    }
-    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
-    serde_json::to_string(&samples).expect("samples serialize")
+        cells
+    })
 }
