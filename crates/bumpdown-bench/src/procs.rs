@@ -64,6 +64,63 @@ pub fn child_samples<C: Serialize>(options: &Options, measure: impl FnOnce(&Cloc
     serde_json::to_string(&samples).expect("samples serialize")
 }
 
+/// One cell's samples pooled over the processes (what the speed and scope tables keep).
+#[derive(Debug, Default)]
+pub struct Pooled {
+    /// Median over the samples of all processes, ns per operation.
+    pub median_ns: f64,
+    /// Median of each process's samples.
+    pub process_medians: Vec<f64>,
+    /// Each process's median over the fastest of its row's in the same process.
+    pub process_ratios: Vec<f64>,
+    /// Samples (over all processes) whose timed region called the heap.
+    pub heap_events: usize,
+    /// Samples over all processes.
+    pub samples: usize,
+}
+
+/// Pools the cells of every process (`raw[process]`, each cell as its key, its heap
+/// events and its samples; every process measures the same cells): one entry per key, in
+/// first-seen order. A cell's ratios are to the fastest cell that `same_row` groups with it.
+pub fn pool<K: PartialEq>(raw: Vec<Vec<(K, usize, Vec<f64>)>>, same_row: impl Fn(&K, &K) -> bool) -> Vec<(K, Pooled)> {
+    let mut cells: Vec<(K, Pooled, Vec<f64>)> = Vec::new();
+    for (key, heap_events, mut samples) in raw.into_iter().flatten() {
+        let median = harness::median(&mut samples);
+        let index = match cells.iter().position(|(k, ..)| *k == key) {
+            Some(index) => index,
+            None => {
+                cells.push((key, Pooled::default(), Vec::new()));
+                cells.len() - 1
+            }
+        };
+        let (_, pooled, all) = &mut cells[index];
+        pooled.process_medians.push(median);
+        pooled.heap_events += heap_events;
+        all.extend_from_slice(&samples);
+    }
+    let mut cells: Vec<(K, Pooled)> = cells
+        .into_iter()
+        .map(|(key, mut pooled, mut all)| {
+            pooled.samples = all.len();
+            pooled.median_ns = harness::median(&mut all);
+            (key, pooled)
+        })
+        .collect();
+    for i in 0..cells.len() {
+        let ratios = (0..cells[i].1.process_medians.len())
+            .map(|p| {
+                let fastest = (cells.iter().filter(|(k, _)| same_row(k, &cells[i].0)))
+                    .filter_map(|(_, c)| c.process_medians.get(p))
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                cells[i].1.process_medians[p] / fastest
+            })
+            .collect();
+        cells[i].1.process_ratios = ratios;
+    }
+    cells
+}
+
 /// A sample as the children have always sent it: rounded to 0.1 ps.
 pub fn four_decimals(ns: f64) -> f64 {
     format!("{ns:.4}").parse().expect("a formatted f64 parses")
@@ -90,4 +147,24 @@ pub fn run_self_with_env(args: &[String], env: &[(&str, &str)], run: &Run) -> Re
     }
     run.println(&stderr);
     String::from_utf8(output.stdout).map_err(|_| format!("child {args:?} printed non-UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_processes_and_finds_ratios() {
+        let cell = |row: &'static str, way: &'static str, x: f64| ((row, way), 0, vec![x, x, x]);
+        let first = vec![cell("r", "a", 1.0), cell("r", "b", 2.0), cell("s", "a", 8.0)];
+        let second = vec![cell("r", "a", 3.0), cell("r", "b", 3.0), cell("s", "a", 9.0)];
+        let cells = pool(vec![first, second], |x, y| x.0 == y.0);
+        assert_eq!(cells.len(), 3);
+        assert_eq!(cells[0].1.process_medians, [1.0, 3.0]);
+        assert_eq!(cells[1].1.process_ratios, [2.0, 1.0]);
+        assert_eq!(cells[1].1.samples, 6);
+        assert_eq!(cells[0].1.median_ns, 2.0);
+        // Alone in its row: its own fastest.
+        assert_eq!(cells[2].1.process_ratios, [1.0, 1.0]);
+    }
 }

@@ -412,10 +412,24 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
     let children = procs::run_children::<RawCell>("scopes", Section::Scopes, rows.len(), options, run)?;
     let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
     let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
-    let raw = children.into_iter().map(|child| child.cells).collect();
+    let raw = (children.into_iter().map(|child| child.cells.into_iter()))
+        .map(|cells| cells.map(|c| ((c.row, c.way), c.heap_events, c.samples)).collect())
+        .collect();
+    let cells = procs::pool(raw, |a, b| a.0 == b.0)
+        .into_iter()
+        .map(|((row, way), p)| CellResult {
+            row,
+            way,
+            median_ns: p.median_ns,
+            process_medians: p.process_medians,
+            process_ratios: p.process_ratios,
+            heap_events: p.heap_events,
+            samples: p.samples,
+        })
+        .collect();
     Ok(Some(ScopeResults {
         rows,
-        cells: combine(raw),
+        cells,
         stack_offsets,
         clock_overheads,
         samples_per_process: options.effort.samples(),
@@ -430,60 +444,6 @@ struct RawCell {
     way: String,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-/// Pools each cell's samples over the processes (`raw[process]` holds one process's
-/// cells; every process measures the same cells).
-fn combine(raw: Vec<Vec<RawCell>>) -> Vec<CellResult> {
-    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
-    for process in raw {
-        for mut cell in process {
-            let median = harness::median(&mut cell.samples);
-            let index = match cells.iter().position(|(c, _)| c.row == cell.row && c.way == cell.way) {
-                Some(index) => index,
-                None => {
-                    let result = CellResult {
-                        row: cell.row,
-                        way: cell.way,
-                        median_ns: 0.0,
-                        process_medians: Vec::new(),
-                        process_ratios: Vec::new(),
-                        heap_events: 0,
-                        samples: 0,
-                    };
-                    cells.push((result, Vec::new()));
-                    cells.len() - 1
-                }
-            };
-            let (result, pooled) = &mut cells[index];
-            result.process_medians.push(median);
-            result.heap_events += cell.heap_events;
-            pooled.extend_from_slice(&cell.samples);
-        }
-    }
-    let mut cells: Vec<CellResult> = cells
-        .into_iter()
-        .map(|(mut result, mut pooled)| {
-            result.samples = pooled.len();
-            result.median_ns = harness::median(&mut pooled);
-            result
-        })
-        .collect();
-    for i in 0..cells.len() {
-        let ratios = (0..cells[i].process_medians.len())
-            .map(|p| {
-                let fastest = cells
-                    .iter()
-                    .filter(|c| c.row == cells[i].row)
-                    .filter_map(|c| c.process_medians.get(p))
-                    .copied()
-                    .fold(f64::INFINITY, f64::min);
-                cells[i].process_medians[p] / fastest
-            })
-            .collect();
-        cells[i].process_ratios = ratios;
-    }
-    cells
 }
 
 // ----- Child -----------------------------------------------------------------------
@@ -555,19 +515,5 @@ mod tests {
         assert_eq!(selected(Some("scope")).len(), 4);
         assert_eq!(selected(Some("bumper")).len(), 1);
         assert!(selected(Some("alloc_u64")).is_empty(), "the CI smoke run stays on the speed table");
-    }
-
-    #[test]
-    fn pools_processes_and_finds_ratios() {
-        let raw = |way: &str, samples: Vec<f64>| RawCell { row: "r".into(), way: way.into(), heap_events: 0, samples };
-        let cells = combine(vec![
-            vec![raw("a", vec![1.0, 1.0, 1.0]), raw("b", vec![2.0, 2.0, 2.0])],
-            vec![raw("a", vec![3.0, 3.0, 3.0]), raw("b", vec![3.0, 3.0, 3.0])],
-        ]);
-        assert_eq!(cells.len(), 2);
-        assert_eq!(cells[0].process_medians, [1.0, 3.0]);
-        assert_eq!(cells[1].process_ratios, [2.0, 1.0]);
-        assert_eq!(cells[1].samples, 6);
-        assert_eq!(cells[0].median_ns, 2.0);
     }
 }

@@ -147,12 +147,22 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
     };
     let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
     let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
-    let raw = children
-        .into_iter()
-        .enumerate()
-        .flat_map(|(index, child)| child.cells.into_iter().map(move |cell| RawCell { process: index, ..cell }))
+    let raw = (children.into_iter().map(|child| child.cells.into_iter()))
+        .map(|cells| cells.map(|c| ((c.row, c.form, c.contender), c.heap_events, c.samples)).collect())
         .collect();
-    let cells = combine(raw);
+    let cells = procs::pool(raw, |a, b| a.0 == b.0 && a.1 == b.1)
+        .into_iter()
+        .map(|((row, form, contender), p)| CellResult {
+            row,
+            form,
+            contender,
+            median_ns: p.median_ns,
+            process_medians: p.process_medians,
+            process_ratios: p.process_ratios,
+            heap_events: p.heap_events,
+            samples: p.samples,
+        })
+        .collect();
     Ok(SpeedResults {
         rows,
         cells,
@@ -169,75 +179,8 @@ struct RawCell {
     row: String,
     form: Form,
     contender: String,
-    /// Which child measured it (set by the parent).
-    #[serde(skip)]
-    process: usize,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-/// Pools each cell's samples over the processes.
-fn combine(raw: Vec<RawCell>) -> Vec<CellResult> {
-    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
-    for mut cell in raw {
-        let process_median = harness::median(&mut cell.samples);
-        let existing =
-            cells.iter_mut().find(|(c, _)| c.row == cell.row && c.form == cell.form && c.contender == cell.contender);
-        let (result, pooled) = match existing {
-            Some(entry) => entry,
-            None => {
-                cells.push((
-                    CellResult {
-                        row: cell.row.clone(),
-                        form: cell.form,
-                        contender: cell.contender.clone(),
-                        median_ns: 0.0,
-                        process_medians: Vec::new(),
-                        process_ratios: Vec::new(),
-                        heap_events: 0,
-                        samples: 0,
-                    },
-                    Vec::new(),
-                ));
-                cells.last_mut().expect("just pushed")
-            }
-        };
-        debug_assert_eq!(result.process_medians.len(), cell.process);
-        result.process_medians.push(process_median);
-        result.heap_events += cell.heap_events;
-        pooled.extend_from_slice(&cell.samples);
-    }
-    let mut cells: Vec<CellResult> = cells
-        .into_iter()
-        .map(|(mut result, mut pooled)| {
-            result.samples = pooled.len();
-            result.median_ns = harness::median(&mut pooled);
-            result
-        })
-        .collect();
-    let ratios: Vec<Vec<f64>> = cells
-        .iter()
-        .map(|cell| {
-            let peers: Vec<&CellResult> =
-                cells.iter().filter(|other| other.row == cell.row && other.form == cell.form).collect();
-            cell.process_medians
-                .iter()
-                .enumerate()
-                .map(|(process, median)| {
-                    let fastest = peers
-                        .iter()
-                        .filter_map(|peer| peer.process_medians.get(process))
-                        .copied()
-                        .fold(f64::INFINITY, f64::min);
-                    median / fastest
-                })
-                .collect()
-        })
-        .collect();
-    for (cell, ratios) in cells.iter_mut().zip(ratios) {
-        cell.process_ratios = ratios;
-    }
-    cells
 }
 
 /// Child side: measures every selected row once and prints raw samples.
@@ -293,7 +236,6 @@ fn measure_rows(options: &Options) -> String {
                     row: row.name.clone(),
                     form,
                     contender: contender.to_owned(),
-                    process: 0,
                     heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
                     samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
                 });
