@@ -362,33 +362,19 @@ impl Results {
 fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
     let names = contenders::column_names();
     let _ = writeln!(md, "### {}\n", form_title(form));
-    let _ = writeln!(md, "| case | {} | spread |", names.join(" | "));
-    let _ = writeln!(md, "|---|{}---|", "---|".repeat(names.len()));
+    timed_head(md, &names);
     // Per contender: sum of ln(ratio) over the rows every contender has, for the
     // geometric mean (the fair average of ratios).
     let mut log_ratio_sums = vec![0.0; names.len()];
     let mut complete_rows = 0usize;
     for row in &speed.rows {
-        let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name)).collect();
-        let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
-        let complete = cells.iter().all(Option::is_some) && fastest > 0.0;
-        complete_rows += usize::from(complete);
-        let _ = write!(md, "| {} |", row.name);
-        for (i, cell) in cells.iter().enumerate() {
-            let ratio = timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
-            if let (true, Some(ratio)) = (complete, ratio) {
-                log_ratio_sums[i] += ratio.ln();
+        let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name).map(Timed::speed)).collect();
+        let ratios = timed_row(md, &row.name, &cells, speed.process_count());
+        if ratios.iter().all(Option::is_some) {
+            complete_rows += 1;
+            for (sum, ratio) in log_ratio_sums.iter_mut().zip(ratios.iter().flatten()) {
+                *sum += ratio.ln();
             }
-        }
-        if speed.process_count() > 1 {
-            let spreads: Vec<Spread> = cells
-                .iter()
-                .flatten()
-                .map(|c| Spread { name: &c.contender, medians: &c.process_medians, ratios: &c.process_ratios })
-                .collect();
-            let _ = writeln!(md, " {} |", spread_cell(&spreads));
-        } else {
-            md.push_str(" — |\n");
         }
     }
     if complete_rows > 0 {
@@ -424,20 +410,58 @@ fn timed_cell(md: &mut String, cell: Option<(f64, usize)>, fastest: f64) -> Opti
     }
 }
 
-/// One cell's per-process figures, for the spread column.
-struct Spread<'a> {
+/// One cell of a timed table (speed, scopes).
+struct Timed<'a> {
     /// Column name.
     name: &'a str,
+    /// Median over every process's samples, ns.
+    median_ns: f64,
+    /// Samples whose timed batch called the heap.
+    heap_events: usize,
     /// Per-process medians.
     medians: &'a [f64],
     /// Per-process ratios to the row's fastest.
     ratios: &'a [f64],
 }
 
+impl<'a> Timed<'a> {
+    fn speed(c: &'a crate::speed::CellResult) -> Self {
+        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
+        Timed { name: &c.contender, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
+    }
+
+    fn scope(c: &'a crate::scopes::CellResult) -> Self {
+        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
+        Timed { name: &c.way, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
+    }
+}
+
+/// The head of a timed table: `case`, a column per title, `spread`.
+fn timed_head(md: &mut String, titles: &[&str]) {
+    let _ = writeln!(md, "| case | {} | spread |", titles.join(" | "));
+    let _ = writeln!(md, "|---|{}---|", "---|".repeat(titles.len()));
+}
+
+/// One row of a timed table: `label`, each column's [`timed_cell`] against the row's
+/// fastest, and the [`spread_cell`] where more than one process measured. Returns each
+/// column's ratio.
+fn timed_row(md: &mut String, label: &str, cells: &[Option<Timed>], processes: usize) -> Vec<Option<f64>> {
+    let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+    let _ = write!(md, "| {label} |");
+    let ratios =
+        cells.iter().map(|c| timed_cell(md, c.as_ref().map(|c| (c.median_ns, c.heap_events)), fastest)).collect();
+    if processes > 1 {
+        let _ = writeln!(md, " {} |", spread_cell(&cells.iter().flatten().collect::<Vec<_>>()));
+    } else {
+        md.push_str(" — |\n");
+    }
+    ratios
+}
+
 /// The spread column: the widest range of per-process medians and of
 /// per-process ratios among a row's cells.
-fn spread_cell<'a>(cells: &[Spread<'a>]) -> String {
-    let widest = |values: fn(&Spread<'a>) -> &'a [f64]| {
+fn spread_cell<'a>(cells: &[&Timed<'a>]) -> String {
+    let widest = |values: fn(&Timed<'a>) -> &'a [f64]| {
         cells
             .iter()
             .max_by(|a, b| speed::relative_spread(values(a)).total_cmp(&speed::relative_spread(values(b))))
@@ -522,25 +546,10 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     let ways = table.ways();
     let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
     let titles: Vec<&str> = ways.iter().map(|w| w.title).collect();
-    let _ = writeln!(md, "| case | {} | spread |", titles.join(" | "));
-    let _ = writeln!(md, "|---|{}---|", "---|".repeat(ways.len()));
+    timed_head(md, &titles);
     for row in &rows {
-        let fastest = scopes.fastest(&row.name);
-        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key)).collect();
-        let _ = write!(md, "| {} |", row.name);
-        for cell in &cells {
-            timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
-        }
-        let spreads: Vec<Spread> = cells
-            .iter()
-            .flatten()
-            .map(|c| Spread { name: &c.way, medians: &c.process_medians, ratios: &c.process_ratios })
-            .collect();
-        if scopes.stack_offsets.len() > 1 {
-            let _ = writeln!(md, " {} |", spread_cell(&spreads));
-        } else {
-            md.push_str(" — |\n");
-        }
+        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(Timed::scope)).collect();
+        timed_row(md, &row.name, &cells, scopes.stack_offsets.len());
         if table == Table::Bumper {
             let stack = scopes.cell(&row.name, scopes::STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
             let _ = write!(md, "| ratio to the stack array |");
