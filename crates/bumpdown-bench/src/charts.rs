@@ -541,7 +541,7 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
             let tip = format!("{}, {}: {:.2}x ({:.2} ns)", group.row, b.title, b.ratio, b.ns);
             svg.rect_titled(label_width, bar_y + 0.5, x_of(b.ratio) - label_width, bar - 1.0, b.colour, &tip);
             let cut = if b.ratio > max { " ▸" } else { "" };
-            let text = format!("{:.2}x ({} ns){cut}", b.ratio, short_ns(b.ns));
+            let text = format!("{:.2}x ({} ns){cut}", b.ratio, crate::text::ns(b.ns));
             svg.text((x_of(b.ratio) + 4.0, bar_y + bar - 3.0), 10.0, Anchor::Start, INK, &text);
         }
         let one = x_of(1.0);
@@ -559,17 +559,6 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
         &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
     );
     Some(svg.finish())
-}
-
-/// Nanoseconds with about three significant digits.
-fn short_ns(ns: f64) -> String {
-    if ns < 10.0 {
-        format!("{ns:.2}")
-    } else if ns < 100.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.0}")
-    }
 }
 
 /// The colour of a real-use way: its crate's, grey for the heap.

@@ -4,6 +4,7 @@
 //! placement, and each seed-004 contender its own heap and peak-RSS counter.
 
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -62,6 +63,50 @@ pub fn child_samples<C: Serialize>(options: &Options, measure: impl FnOnce(&Cloc
     let cells = measure(&clock, plan);
     let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
     serde_json::to_string(&samples).expect("samples serialize")
+}
+
+/// A table measured in child processes (the speed table, the scope tables): its rows,
+/// its cells pooled over the processes, and how the processes ran.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Measured<R, C> {
+    /// Measured rows, in order.
+    pub rows: Vec<R>,
+    /// All cells.
+    pub cells: Vec<C>,
+    /// Each process's stack address modulo 64 at the start of measuring.
+    pub stack_offsets: Vec<usize>,
+    /// Each process's measured clock overhead (ns), taken off every sample.
+    pub clock_overheads: Vec<f64>,
+    /// Recorded samples per cell and process.
+    pub samples_per_process: usize,
+    /// Wall time of the whole table.
+    pub elapsed: Duration,
+}
+
+impl<R, C> Measured<R, C> {
+    /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples:
+    /// `key` splits a child's cell into its key, heap events and samples; `cell` makes
+    /// the table's cell of a key and its pooled figures.
+    pub fn measure<S: DeserializeOwned, K: PartialEq>(
+        (kind, section): (&str, Section),
+        rows: Vec<R>,
+        (options, run): (&Options, &Run),
+        key: impl Fn(S) -> (K, usize, Vec<f64>),
+        same_row: impl Fn(&K, &K) -> bool,
+        cell: impl Fn(K, Pooled) -> C,
+    ) -> Result<Self, String> {
+        let started = Instant::now();
+        let children = match rows.len() {
+            0 => Vec::new(),
+            n => run_children::<S>(kind, section, n, options, run)?,
+        };
+        let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
+        let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
+        let raw = children.into_iter().map(|child| child.cells.into_iter().map(&key).collect()).collect();
+        let cells = pool(raw, same_row).into_iter().map(|(k, pooled)| cell(k, pooled)).collect();
+        let samples_per_process = options.effort.samples();
+        Ok(Self { rows, cells, stack_offsets, clock_overheads, samples_per_process, elapsed: started.elapsed() })
+    }
 }
 
 /// One cell's samples pooled over the processes (what the speed and scope tables keep).

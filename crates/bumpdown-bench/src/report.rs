@@ -16,7 +16,7 @@ use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
-use crate::text::thousands;
+use crate::text::{ns, thousands};
 use crate::threads::{self, ThreadCell};
 
 /// Where the README snippet expects the charts, relative to the repository root.
@@ -102,17 +102,6 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         md.push('\n');
     }
     md.push('\n');
-}
-
-/// Nanoseconds with about three significant digits.
-fn ns(value: f64) -> String {
-    if value < 10.0 {
-        format!("{value:.2}")
-    } else if value < 100.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.0}")
-    }
 }
 
 fn mib(bytes: usize) -> String {

@@ -9,7 +9,6 @@
 
 use std::hint::black_box;
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -369,21 +368,7 @@ pub struct CellResult {
 }
 
 /// The section's measurements.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ScopeResults {
-    /// Measured rows, in order.
-    pub rows: Vec<RowInfo>,
-    /// All cells.
-    pub cells: Vec<CellResult>,
-    /// Each process's stack address modulo 64.
-    pub stack_offsets: Vec<usize>,
-    /// Each process's clock overhead (ns), taken off every sample.
-    pub clock_overheads: Vec<f64>,
-    /// Recorded samples per cell and process.
-    pub samples_per_process: usize,
-    /// Wall time of the section.
-    pub elapsed: Duration,
-}
+pub type ScopeResults = procs::Measured<RowInfo, CellResult>;
 
 impl ScopeResults {
     /// The cell for `row` and way `key`.
@@ -408,16 +393,13 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
     if rows.is_empty() {
         return Ok(None);
     }
-    let started = Instant::now();
-    let children = procs::run_children::<RawCell>("scopes", Section::Scopes, rows.len(), options, run)?;
-    let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
-    let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
-    let raw = (children.into_iter().map(|child| child.cells.into_iter()))
-        .map(|cells| cells.map(|c| ((c.row, c.way), c.heap_events, c.samples)).collect())
-        .collect();
-    let cells = procs::pool(raw, |a, b| a.0 == b.0)
-        .into_iter()
-        .map(|((row, way), p)| CellResult {
+    ScopeResults::measure(
+        ("scopes", Section::Scopes),
+        rows,
+        (options, run),
+        |c: RawCell| ((c.row, c.way), c.heap_events, c.samples),
+        |a, b| a.0 == b.0,
+        |(row, way), p| CellResult {
             row,
             way,
             median_ns: p.median_ns,
@@ -425,16 +407,9 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
             process_ratios: p.process_ratios,
             heap_events: p.heap_events,
             samples: p.samples,
-        })
-        .collect();
-    Ok(Some(ScopeResults {
-        rows,
-        cells,
-        stack_offsets,
-        clock_overheads,
-        samples_per_process: options.effort.samples(),
-        elapsed: started.elapsed(),
-    }))
+        },
+    )
+    .map(Some)
 }
 
 /// One process's samples of one cell.

@@ -13,7 +13,6 @@
 //! does to the comparison itself.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -75,21 +74,7 @@ pub fn relative_spread(values: &[f64]) -> f64 {
 }
 
 /// The speed table.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SpeedResults {
-    /// Measured rows, in order.
-    pub rows: Vec<RowInfo>,
-    /// All cells.
-    pub cells: Vec<CellResult>,
-    /// Each process's stack address modulo 64 at the start of measuring.
-    pub stack_offsets: Vec<usize>,
-    /// Each process's measured clock overhead (ns), taken off every sample.
-    pub clock_overheads: Vec<f64>,
-    /// Recorded samples per cell and process.
-    pub samples_per_process: usize,
-    /// Wall time of the whole table.
-    pub elapsed: Duration,
-}
+pub type SpeedResults = procs::Measured<RowInfo, CellResult>;
 
 /// Hand-made results for the report's and the charts' unit tests: one process, one
 /// sample per cell, every cell at its own median.
@@ -117,7 +102,7 @@ impl SpeedResults {
             stack_offsets: vec![0],
             clock_overheads: vec![20.0],
             samples_per_process: 1,
-            elapsed: Duration::ZERO,
+            elapsed: std::time::Duration::ZERO,
         }
     }
 }
@@ -140,19 +125,13 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         .into_iter()
         .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
         .collect();
-    let started = Instant::now();
-    let children = match rows.len() {
-        0 => Vec::new(),
-        n => procs::run_children::<RawCell>("speed", Section::Speed, n, options, run)?,
-    };
-    let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
-    let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
-    let raw = (children.into_iter().map(|child| child.cells.into_iter()))
-        .map(|cells| cells.map(|c| ((c.row, c.form, c.contender), c.heap_events, c.samples)).collect())
-        .collect();
-    let cells = procs::pool(raw, |a, b| a.0 == b.0 && a.1 == b.1)
-        .into_iter()
-        .map(|((row, form, contender), p)| CellResult {
+    SpeedResults::measure(
+        ("speed", Section::Speed),
+        rows,
+        (options, run),
+        |c: RawCell| ((c.row, c.form, c.contender), c.heap_events, c.samples),
+        |a, b| a.0 == b.0 && a.1 == b.1,
+        |(row, form, contender), p| CellResult {
             row,
             form,
             contender,
@@ -161,16 +140,8 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
             process_ratios: p.process_ratios,
             heap_events: p.heap_events,
             samples: p.samples,
-        })
-        .collect();
-    Ok(SpeedResults {
-        rows,
-        cells,
-        stack_offsets,
-        clock_overheads,
-        samples_per_process: options.effort.samples(),
-        elapsed: started.elapsed(),
-    })
+        },
+    )
 }
 
 /// One child's samples of one cell.
