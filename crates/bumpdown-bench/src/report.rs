@@ -57,22 +57,12 @@ fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
         fresh.samples
     );
     let names = crate::contenders::names();
-    let _ = writeln!(md, "| case | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
-    for row in ROWS {
+    let rows = ROWS.iter().filter_map(|row| {
         let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
-        let Some(best) = cells.iter().flatten().copied().reduce(f64::min) else { continue };
-        let _ = write!(md, "| {row} |");
-        for cell in cells {
-            match cell {
-                Some(ns_per_op) => {
-                    let _ = write!(md, " {:.2}x ({} ns) |", ns_per_op / best.max(f64::MIN_POSITIVE), ns(ns_per_op));
-                }
-                None => md.push_str(" — |"),
-            }
-        }
-        md.push('\n');
-    }
-    md.push('\n');
+        let best = cells.iter().flatten().copied().reduce(f64::min)?.max(f64::MIN_POSITIVE);
+        Some((row.to_string(), cells.iter().map(|c| c.map(|t| format!("{:.2}x ({} ns)", t / best, ns(t)))).collect()))
+    });
+    grid(md, "case", &names, rows);
 }
 
 /// The reset-cost table: one row per fill, one column per contender.
@@ -90,14 +80,30 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         resets::SMALL_CHUNK >> 10,
         ns(costs.clock_ns)
     );
-    let costs = &costs.columns;
-    let names: Vec<&str> = costs.iter().map(|c| c.name.as_str()).collect();
-    let _ = writeln!(md, "| fill | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
-    for (i, &chunks) in resets::CHUNK_COUNTS.iter().enumerate() {
-        let _ = write!(md, "| {:.1} KiB ({chunks} small chunks) |", resets::fill_bytes(chunks) as f64 / 1024.0);
-        for c in costs {
-            let (blocks, time) = c.rows[i];
-            let _ = write!(md, " {} ({blocks}) |", ns(time));
+    let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
+    let rows = resets::CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
+        let label = format!("{:.1} KiB ({chunks} small chunks)", resets::fill_bytes(chunks) as f64 / 1024.0);
+        (label, costs.columns.iter().map(|c| Some(format!("{} ({})", ns(c.rows[i].1), c.rows[i].0))).collect())
+    });
+    grid(md, "fill", &names, rows);
+}
+
+/// A markdown table: the `head` columns (`case`, or `threads | access`), then one per
+/// `columns`; a line per row, its label and its cells (`—` where there is none); and a
+/// blank line.
+fn grid(
+    md: &mut String,
+    head: &str,
+    columns: &[impl AsRef<str>],
+    rows: impl IntoIterator<Item = (String, Vec<Option<String>>)>,
+) {
+    let names: Vec<&str> = columns.iter().map(AsRef::as_ref).collect();
+    let _ = writeln!(md, "| {head} | {} |", names.join(" | "));
+    let _ = writeln!(md, "|{}", "---|".repeat(head.split(" | ").count() + names.len()));
+    for (label, cells) in rows {
+        let _ = write!(md, "| {label} |");
+        for cell in cells {
+            let _ = write!(md, " {} |", cell.as_deref().unwrap_or("—"));
         }
         md.push('\n');
     }
@@ -579,37 +585,25 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
         }
     }
     let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    let _ = writeln!(md, "| threads | access | {} |", header.join(" | "));
-    let _ = writeln!(md, "|---|---|{}", "---|".repeat(names.len()));
     let mut rows: Vec<(usize, threads::Mode)> = Vec::new();
     for c in cells {
         if !rows.contains(&(c.threads, c.mode)) {
             rows.push((c.threads, c.mode));
         }
     }
-    for (t, mode) in rows {
+    let rows = rows.into_iter().map(|(t, mode)| {
         let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
         let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
-        let mut line = format!("| {t} | {} |", mode.key());
-        for name in &names {
-            match row.iter().find(|c| c.contender == *name) {
-                Some(c) => {
-                    let ratio = c.median_ns / fastest;
-                    let _ = write!(
-                        line,
-                        " {} {ratio:.2}x ({} ns [{}–{}]) |",
-                        colour(ratio),
-                        ns(c.median_ns),
-                        ns(c.range.0),
-                        ns(c.range.1)
-                    );
-                }
-                None => line.push_str(" — |"),
-            }
-        }
-        let _ = writeln!(md, "{line}");
-    }
-    md.push('\n');
+        let cell = |c: &&ThreadCell| {
+            let (ratio, (lo, hi)) = (c.median_ns / fastest, c.range);
+            format!("{} {ratio:.2}x ({} ns [{}–{}])", colour(ratio), ns(c.median_ns), ns(lo), ns(hi))
+        };
+        (
+            format!("{t} | {}", mode.key()),
+            names.iter().map(|n| row.iter().find(|c| c.contender == *n).map(cell)).collect(),
+        )
+    });
+    grid(md, "threads | access", &header, rows);
 }
 
 /// Within this much of the fastest, a cell counts as a tie in the summary (the speed
@@ -709,23 +703,16 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, c_probes: &(bool, St
     );
     c_columns_note(md, c_probes);
     let names = fastpath::columns(probes);
-    let _ = writeln!(md, "| call | {} |", names.join(" | "));
-    let _ = writeln!(md, "|---|{}", "---|".repeat(names.len()));
-    for call in fastpath::CALLS {
-        let _ = write!(md, "| `{call}` |");
-        for name in &names {
-            match probes.iter().find(|p| p.call == call && p.contender == *name) {
-                Some(p) if p.instructions > 0 => {
-                    let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
-                    let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
-                    let _ = write!(md, " {} / {}{calls}{saves} |", p.instructions, p.branches);
-                }
-                _ => md.push_str(" — |"),
-            }
-        }
-        md.push('\n');
-    }
-    md.push('\n');
+    let cell = |p: &fastpath::Probe| {
+        let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
+        let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
+        format!("{} / {}{calls}{saves}", p.instructions, p.branches)
+    };
+    let rows = fastpath::CALLS.map(|call| {
+        let probe = |name: &&str| probes.iter().find(|p| p.call == call && p.contender == *name && p.instructions > 0);
+        (format!("`{call}`"), names.iter().map(|name| probe(name).map(cell)).collect())
+    });
+    grid(md, "call", &names, rows);
     if listings {
         let _ = writeln!(md, "The instructions of every probe are in `{LISTINGS_FILE}`, beside this report.\n");
     }
