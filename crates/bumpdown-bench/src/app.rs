@@ -88,53 +88,23 @@ fn selected_rows(options: &Options) -> String {
     for row in scopes::selected(options.filter.as_deref()) {
         text.push_str(&format!("{:<24} {} ({})\n", row.name, row.what, row.table.unit()));
     }
-    if threads::selected(options) {
-        text.push_str(&format!(
-            "{:<24} {} `u64` allocations per thread, 1 and 2 threads, shared and per-thread handles\n",
-            "threads",
-            threads::PER_THREAD
-        ));
-    }
-    if options.selects("fast_path") {
-        text.push_str(&format!(
-            "{:<24} instructions and branches of each allocation call, from this binary's disassembly\n",
-            "fast_path"
-        ));
-    }
-    if options.selects("real_use") {
-        text.push_str(&format!(
-            "{:<24} parse an {} MiB program into a tree (bumpdown, bumpalo, Box), evaluate, drop\n",
-            "real_use",
-            realuse::SOURCE_BYTES >> 20
-        ));
-    }
-    if programs::selected(options) {
-        text.push_str(&format!(
-            "{:<24} FileCheck, clang, jq under LD_PRELOAD allocators; serde_json under BumpGlobal\n",
-            "programs"
-        ));
-    }
-    for row in fresh::ROWS {
-        let name = format!("fresh_{row}");
-        if options.selects(&name) {
-            text.push_str(&format!(
-                "{name:<24} {row}: a new arena per sample, {} operations, dropped (stumpalo's method)\n",
-                fresh::OPS
-            ));
+    let mut line = |name: &str, what: String| {
+        if options.selects(name) {
+            text.push_str(&format!("{name:<24} {what}\n"));
         }
+    };
+    let threads = threads::PER_THREAD;
+    line("threads", format!("{threads} `u64` allocations per thread, 1 and 2 threads, shared and per-thread handles"));
+    line("fast_path", "instructions and branches of each allocation call, from this binary's disassembly".into());
+    let mib = realuse::SOURCE_BYTES >> 20;
+    line("real_use", format!("parse an {mib} MiB program into a tree (bumpdown, bumpalo, Box), evaluate, drop"));
+    line("programs", "FileCheck, clang, jq under LD_PRELOAD allocators; serde_json under BumpGlobal".into());
+    for row in fresh::ROWS {
+        let what = format!("{row}: a new arena per sample, {} operations, dropped (stumpalo's method)", fresh::OPS);
+        line(&format!("fresh_{row}"), what);
     }
-    if options.selects("reset_cost") {
-        text.push_str(&format!(
-            "{:<24} one `reset` after fills of 1 to 1,000 chunks' worth of 1 KiB slices\n",
-            "reset_cost"
-        ));
-    }
-    if options.selects("seed004") {
-        text.push_str(&format!(
-            "{:<24} ten million 64-byte allocations, twice, one process per contender\n",
-            "seed004"
-        ));
-    }
+    line("reset_cost", "one `reset` after fills of 1 to 1,000 chunks' worth of 1 KiB slices".into());
+    line("seed004", "ten million 64-byte allocations, twice, one process per contender".into());
     text
 }
 

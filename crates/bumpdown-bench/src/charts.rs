@@ -163,6 +163,16 @@ fn geometric_means(speed: &SpeedResults, form: Form, rows: &[&str], names: &[&st
     (count > 1).then(|| sums.into_iter().map(|s| (s / count as f64).exp()).collect())
 }
 
+/// A new chart of `width` × `height` with its heading, a muted line under it saying how
+/// to read it, and a legend of `entries` (name, colour).
+fn chart(width: f64, height: f64, heading: &str, how: &str, entries: &[(&str, &str)]) -> Svg {
+    let mut svg = Svg::new(width, height);
+    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, heading);
+    svg.text((16.0, 44.0), 11.0, Anchor::Start, MUTED, how);
+    legend(&mut svg, (16.0, 64.0), entries, 11.0);
+    svg
+}
+
 /// Legend: a swatch and a name per entry, in one line from `x`.
 fn legend(svg: &mut Svg, (x, y): (f64, f64), entries: &[(&str, &str)], size: f64) {
     let mut x = x;
@@ -204,17 +214,9 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     let max = *axis.last().unwrap_or(&cap);
     let x_of = |ratio: f64| label_width + plot_width * ratio.min(max) / max;
 
-    let mut svg = Svg::new(width, height);
-    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, heading);
-    svg.text(
-        (16.0, 44.0),
-        11.0,
-        Anchor::Start,
-        MUTED,
-        "time per operation ÷ the row's fastest: 1.00x is the fastest, shorter is better",
-    );
     let entries: Vec<(&str, &str)> = names.iter().map(|n| (*n, colour_of(n))).collect();
-    legend(&mut svg, (16.0, 64.0), &entries, 11.0);
+    let how = "time per operation ÷ the row's fastest: 1.00x is the fastest, shorter is better";
+    let mut svg = chart(width, height, heading, how, &entries);
 
     let plot_bottom = top + group_height * groups.len() as f64;
     for (i, _) in groups.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
@@ -299,17 +301,9 @@ fn size_chart(speed: &SpeedResults, prefix: &str, title: &str, x_label: &str) ->
     let x_of = |bytes: usize| left + plot_w * ((bytes as f64).log2() - lo) / (hi - lo).max(1e-9);
     let y_of = |ns: f64| top + plot_h * (1.0 - (ns.max(1e-3).log10() - y_lo) / (y_hi - y_lo));
 
-    let mut svg = Svg::new(width, height);
-    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, title);
-    svg.text(
-        (16.0, 44.0),
-        11.0,
-        Anchor::Start,
-        MUTED,
-        "median ns per allocation, stack-local arena, lower is better; both axes on a log scale",
-    );
     let entries: Vec<(&str, &str)> = names.iter().map(|n| (*n, colour_of(n))).collect();
-    legend(&mut svg, (16.0, 64.0), &entries, 11.0);
+    let how = "median ns per allocation, stack-local arena, lower is better; both axes on a log scale";
+    let mut svg = chart(width, height, title, how, &entries);
     for tick in &y_axis {
         let y = y_of(*tick);
         svg.line((left, y), (left + plot_w, y), GRID, 1.0, "");
@@ -372,22 +366,11 @@ fn seed004_chart(results: &[Seed004Result]) -> String {
     let max = *axis.last().unwrap_or(&1.0);
     let x_of = |ns: f64| label_width + plot_w * ns / max;
 
-    let mut svg = Svg::new(width, height);
-    svg.bold(
-        (16.0, 26.0),
-        16.0,
-        Anchor::Start,
-        INK,
-        &format!("Seed-004: {} allocations of {} bytes", crate::text::thousands(seed004::COUNT), seed004::SIZE),
-    );
-    svg.text(
-        (16.0, 44.0),
-        11.0,
-        Anchor::Start,
-        MUTED,
-        "ns per allocation; pass 1 (cold, pale) grows the arena and faults pages in, pass 2 (warm, solid) reuses them",
-    );
-    legend(&mut svg, (16.0, 64.0), &[("pass 1: cold", "#cbd5e1"), ("pass 2: warm", "#475569")], 11.0);
+    let heading =
+        format!("Seed-004: {} allocations of {} bytes", crate::text::thousands(seed004::COUNT), seed004::SIZE);
+    let how =
+        "ns per allocation; pass 1 (cold, pale) grows the arena and faults pages in, pass 2 (warm, solid) reuses them";
+    let mut svg = chart(width, height, &heading, how, &[("pass 1: cold", "#cbd5e1"), ("pass 2: warm", "#475569")]);
     let bottom = top + group * results.len() as f64;
     for tick in &axis {
         let x = x_of(*tick);
@@ -498,15 +481,6 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
     let max = *axis.last().unwrap_or(&4.0);
     let x_of = |ratio: f64| label_width + plot_width * ratio.min(max) / max;
 
-    let mut svg = Svg::new(width, height);
-    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, "Scopes and temporary memory");
-    svg.text(
-        (16.0, 44.0),
-        11.0,
-        Anchor::Start,
-        MUTED,
-        "time per operation ÷ the row's fastest way: 1.00x is the fastest, shorter is better; ns in brackets",
-    );
     let mut crates: Vec<(&str, &str)> = Vec::new();
     for (name, colour) in [
         ("bumpdown", colour_of("bumpdown")),
@@ -520,7 +494,8 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
             crates.push((name, colour));
         }
     }
-    legend(&mut svg, (16.0, 64.0), &crates, 11.0);
+    let how = "time per operation ÷ the row's fastest way: 1.00x is the fastest, shorter is better; ns in brackets";
+    let mut svg = chart(width, height, "Scopes and temporary memory", how, &crates);
 
     let mut y = top;
     for group in &groups {
@@ -541,7 +516,7 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
             let tip = format!("{}, {}: {:.2}x ({:.2} ns)", group.row, b.title, b.ratio, b.ns);
             svg.rect_titled(label_width, bar_y + 0.5, x_of(b.ratio) - label_width, bar - 1.0, b.colour, &tip);
             let cut = if b.ratio > max { " ▸" } else { "" };
-            let text = format!("{:.2}x ({} ns){cut}", b.ratio, short_ns(b.ns));
+            let text = format!("{:.2}x ({} ns){cut}", b.ratio, crate::text::ns(b.ns));
             svg.text((x_of(b.ratio) + 4.0, bar_y + bar - 3.0), 10.0, Anchor::Start, INK, &text);
         }
         let one = x_of(1.0);
@@ -559,17 +534,6 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
         &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
     );
     Some(svg.finish())
-}
-
-/// Nanoseconds with about three significant digits.
-fn short_ns(ns: f64) -> String {
-    if ns < 10.0 {
-        format!("{ns:.2}")
-    } else if ns < 100.0 {
-        format!("{ns:.1}")
-    } else {
-        format!("{ns:.0}")
-    }
 }
 
 /// The colour of a real-use way: its crate's, grey for the heap.
@@ -595,23 +559,15 @@ fn real_use_chart(r: &RealUse) -> String {
     let max = *axis.last().unwrap_or(&1.0);
     let x_of = |ms: f64| label_width + plot_w * ms / max;
 
-    let mut svg = Svg::new(width, height);
-    svg.bold((16.0, 26.0), 16.0, Anchor::Start, INK, "Real use: parse, evaluate, drop a syntax tree");
-    svg.text(
-        (16.0, 44.0),
-        11.0,
-        Anchor::Start,
-        MUTED,
-        &format!(
-            "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
-            r.runs,
-            crate::text::thousands(r.nodes)
-        ),
+    let how = format!(
+        "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
+        r.runs,
+        crate::text::thousands(r.nodes)
     );
     let grey = REFERENCE;
     let phases = [("parse", grey.to_owned()), ("evaluate", pale(grey)), ("drop", pale(&pale(grey)))];
     let entries: Vec<(&str, &str)> = phases.iter().map(|(name, colour)| (*name, colour.as_str())).collect();
-    legend(&mut svg, (16.0, 64.0), &entries, 11.0);
+    let mut svg = chart(width, height, "Real use: parse, evaluate, drop a syntax tree", &how, &entries);
     for tick in &axis {
         let x = x_of(*tick);
         svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
@@ -705,6 +661,7 @@ mod tests {
             heap_blocks: 3,
             arena_bytes: None,
             checksum: 7,
+            spread: [0.0; 3],
         };
         RealUse {
             source_bytes: 1 << 20,
@@ -723,6 +680,7 @@ mod tests {
             warm: Pass { ns: 1.0, faults: 0, cpu_ns: 1.0 },
             release_ms: 0.1,
             peak_rss: 1 << 20,
+            spread: Default::default(),
         }];
         let (speed, scopes, real_use) = (tiny_speed(), tiny_scopes(), tiny_real_use());
         let charts = all(Sources {

@@ -259,34 +259,44 @@ pub fn column_names() -> Vec<&'static str> {
     names.0
 }
 
-impl Contender for bumpdown::Arena {
-    const NAME: &'static str = "bumpdown";
+/// `Contender` for an arena type whose own `new`, `with_capacity(bytes)`, `alloc`,
+/// `alloc_slice_copy` and `alloc_str` are the calls measured, and whose `$reset` is its
+/// reset; `$extra` adds (or overrides) the trait's provided methods.
+macro_rules! contender {
+    ($arena:ty, $name:literal, $reset:ident $(, { $($extra:tt)* })?) => {
+        impl Contender for $arena {
+            const NAME: &'static str = $name;
 
-    #[inline(always)]
-    fn new() -> Self {
-        bumpdown::Arena::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        bumpdown::Arena::with_capacity(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpdown::Arena::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpdown::Arena::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpdown::Arena::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn reset(&mut self) {
-        bumpdown::Arena::reset(self);
-    }
+            #[inline(always)]
+            fn new() -> Self {
+                <$arena>::new()
+            }
+            #[inline(always)]
+            fn with_capacity(bytes: usize) -> Self {
+                <$arena>::with_capacity(bytes)
+            }
+            #[inline(always)]
+            fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
+                <$arena>::alloc(self, value)
+            }
+            #[inline(always)]
+            fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
+                <$arena>::alloc_slice_copy(self, src)
+            }
+            #[inline(always)]
+            fn alloc_str(&self, src: &str) -> &mut str {
+                <$arena>::alloc_str(self, src)
+            }
+            #[inline(always)]
+            fn reset(&mut self) {
+                <$arena>::$reset(self);
+            }
+            $($($extra)*)?
+        }
+    };
 }
+
+contender!(bumpdown::Arena, "bumpdown", reset);
 
 /// Address space a `VmArena` contender reserves: far more than any row uses, and free.
 const VM_RESERVE: usize = 64 << 30;
@@ -321,61 +331,13 @@ impl Contender for bumpdown::VmArena {
     }
 }
 
-/// The thread-shared arena used from one thread: every bump is an atomic
-/// read-modify-write on the current chunk (what sharing costs when nothing contends).
-impl Contender for bumpdown::SyncArena {
-    const NAME: &'static str = "SyncArena";
+// The thread-shared arena used from one thread: every bump is an atomic
+// read-modify-write on the current chunk (what sharing costs when nothing contends).
+contender!(bumpdown::SyncArena, "SyncArena", reset);
 
-    #[inline(always)]
-    fn new() -> Self {
-        bumpdown::SyncArena::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        bumpdown::SyncArena::with_capacity(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpdown::SyncArena::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpdown::SyncArena::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpdown::SyncArena::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn reset(&mut self) {
-        bumpdown::SyncArena::reset(self);
-    }
-}
-
-impl Contender for stumpalo::Arena {
-    const NAME: &'static str = "stumpalo";
-
-    #[inline(always)]
-    fn new() -> Self {
-        stumpalo::Arena::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        stumpalo::Arena::with_capacity(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        stumpalo::Arena::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        stumpalo::Arena::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        stumpalo::Arena::alloc_str(self, src)
-    }
-    // stumpalo has dedicated calls for literals; use them, as its users would.
+// `clear` (alias `reset`) keeps every chunk for reuse. stumpalo has dedicated calls for
+// literals; they are used, as its users would.
+contender!(stumpalo::Arena, "stumpalo", clear, {
     #[inline(always)]
     fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
         stumpalo::Arena::alloc_slice_lit_copy(self, src)
@@ -384,74 +346,15 @@ impl Contender for stumpalo::Arena {
     fn alloc_str_lit(&self, src: &'static str) -> &mut str {
         stumpalo::Arena::alloc_str_lit(self, src)
     }
-    /// `clear` (alias `reset`) keeps every chunk for reuse.
-    #[inline(always)]
-    fn reset(&mut self) {
-        stumpalo::Arena::clear(self);
-    }
-}
+});
 
-impl Contender for bumpalo::Bump {
-    const NAME: &'static str = "bumpalo";
+// `reset` keeps only the current (newest, largest) chunk and frees the others.
+contender!(bumpalo::Bump, "bumpalo", reset);
 
-    #[inline(always)]
-    fn new() -> Self {
-        bumpalo::Bump::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        bumpalo::Bump::with_capacity(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpalo::Bump::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpalo::Bump::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpalo::Bump::alloc_str(self, src)
-    }
-    /// Keeps only the current (newest, largest) chunk and frees the others.
-    #[inline(always)]
-    fn reset(&mut self) {
-        bumpalo::Bump::reset(self);
-    }
-}
-
-/// The bumpalo facade (`crates/bumpdown-bumpalo`): not a column of the speed tables (it
-/// is `bumpdown::Arena` underneath), only of the fast-path table, which shows that its
-/// calls compile to the arena's.
-impl Contender for bumpdown_bumpalo::Bump {
-    const NAME: &'static str = "bumpalo facade";
-
-    #[inline(always)]
-    fn new() -> Self {
-        bumpdown_bumpalo::Bump::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        bumpdown_bumpalo::Bump::with_capacity(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpdown_bumpalo::Bump::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpdown_bumpalo::Bump::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpdown_bumpalo::Bump::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn reset(&mut self) {
-        bumpdown_bumpalo::Bump::reset(self);
-    }
-}
+// The bumpalo facade (`crates/bumpdown-bumpalo`): not a column of the speed tables (it
+// is `bumpdown::Arena` underneath), only of the fast-path table, which shows that its
+// calls compile to the arena's.
+contender!(bumpdown_bumpalo::Bump, "bumpalo facade", reset);
 
 impl Contender for bump_scope::Bump {
     const NAME: &'static str = "bump-scope";

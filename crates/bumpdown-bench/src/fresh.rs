@@ -56,6 +56,10 @@ pub struct FreshCell {
     pub contender: String,
     /// Nanoseconds per operation (per `reset` for `clear`).
     pub ns_per_op: f64,
+    /// Each process's median, in the order they ran (what `compare` takes the spread of;
+    /// empty in a child's own output).
+    #[serde(default)]
+    pub process_values: Vec<f64>,
 }
 
 /// The whole table.
@@ -101,8 +105,10 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
             }
         }
     }
-    let cells =
-        per_cell.into_iter().map(|(cell, mut values)| FreshCell { ns_per_op: median(&mut values), ..cell }).collect();
+    let cells = per_cell
+        .into_iter()
+        .map(|(cell, values)| FreshCell { ns_per_op: median(&mut values.clone()), process_values: values, ..cell })
+        .collect();
     Ok(FreshResults { cells, processes, samples })
 }
 
@@ -125,7 +131,8 @@ pub fn child_main(options: &Options) -> Result<(), String> {
                 }
                 let ns = cell::<A>(row, self.samples);
                 let (row, contender) = (row.to_owned(), A::NAME.to_owned());
-                self.cells.push(FreshCell { row, contender, ns_per_op: crate::procs::four_decimals(ns) });
+                let ns_per_op = crate::procs::four_decimals(ns);
+                self.cells.push(FreshCell { row, contender, ns_per_op, process_values: Vec::new() });
             }
         }
     }

@@ -101,6 +101,26 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// `q3 / q1 - 1` of `values` (their first and third quartiles, the nearest samples): how
+/// far the middle half of a single process's samples moved, leaving out the outliers a
+/// busy host adds. 0 for no values, or when the first quartile is not positive.
+///
+/// ```ignore
+/// assert!((quartile_spread(&[1.0, 10.0, 10.0, 11.0, 100.0]) - 0.1).abs() < 1e-9);
+/// ```
+pub fn quartile_spread(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let (Some(&q1), Some(&q3)) = (sorted.get(sorted.len() / 4), sorted.get(sorted.len() * 3 / 4)) else {
+        return 0.0;
+    };
+    if q1 > 0.0 {
+        q3 / q1 - 1.0
+    } else {
+        0.0
+    }
+}
+
 /// Keeps a core busy for `time`, so the frequency governor has ramped the clock
 /// up before the first sample rather than during the first rows.
 pub fn spin(time: Duration) {

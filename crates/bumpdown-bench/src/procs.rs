@@ -4,10 +4,14 @@
 //! placement, and each seed-004 contender its own heap and peak-RSS counter.
 
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::progress::Run;
+use crate::cli::Options;
+use crate::harness::{self, Clock, Plan};
+use crate::progress::{Run, Section};
 
 /// What a measuring child (speed or scope tables) prints for its parent, as JSON
 /// (`serde_json::to_string`).
@@ -19,6 +23,147 @@ pub struct ChildSamples<C> {
     pub clock_overhead_ns: f64,
     /// Each cell's samples.
     pub cells: Vec<C>,
+}
+
+/// The parent side of a table measured in child processes (the speed and scope tables):
+/// runs `--child KIND I` for every process `I` of `options`, one after another, and
+/// returns what each printed. `rows` is only for the progress line.
+pub fn run_children<C: DeserializeOwned>(
+    kind: &str,
+    section: Section,
+    rows: usize,
+    options: &Options,
+    run: &Run,
+) -> Result<Vec<ChildSamples<C>>, String> {
+    let processes = options.processes();
+    run.section(section, processes);
+    (0..processes)
+        .map(|index| {
+            run.step(&format!("processes of {rows} rows"));
+            let mut args = vec!["--child".to_owned(), kind.to_owned(), index.to_string()];
+            args.extend([options.effort.flag().to_owned(), "--processes".to_owned(), processes.to_string()]);
+            if let Some(filter) = &options.filter {
+                args.extend(["--filter".to_owned(), filter.clone()]);
+            }
+            let output = run_self(&args, run)?;
+            serde_json::from_str(&output).map_err(|e| format!("{kind} child {index}: cannot read its samples: {e}"))
+        })
+        .collect()
+}
+
+/// The child side: notes where the stack starts, spins the clock up, calibrates it,
+/// lets `measure` take every cell's samples with the effort's plan, and returns the
+/// [`ChildSamples`] as JSON for the parent.
+pub fn child_samples<C: Serialize>(options: &Options, measure: impl FnOnce(&Clock, Plan) -> Vec<C>) -> String {
+    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
+    let marker = 0u8;
+    let stack_offset = std::hint::black_box(&marker) as *const u8 as usize % 64;
+    harness::spin(std::time::Duration::from_millis(300));
+    let clock = Clock::calibrate();
+    let cells = measure(&clock, plan);
+    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
+    serde_json::to_string(&samples).expect("samples serialize")
+}
+
+/// A table measured in child processes (the speed table, the scope tables): its rows,
+/// its cells pooled over the processes, and how the processes ran.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Measured<R, C> {
+    /// Measured rows, in order.
+    pub rows: Vec<R>,
+    /// All cells.
+    pub cells: Vec<C>,
+    /// Each process's stack address modulo 64 at the start of measuring.
+    pub stack_offsets: Vec<usize>,
+    /// Each process's measured clock overhead (ns), taken off every sample.
+    pub clock_overheads: Vec<f64>,
+    /// Recorded samples per cell and process.
+    pub samples_per_process: usize,
+    /// Wall time of the whole table.
+    pub elapsed: Duration,
+}
+
+impl<R, C> Measured<R, C> {
+    /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples:
+    /// `key` splits a child's cell into its key, heap events and samples; `cell` makes
+    /// the table's cell of a key and its pooled figures.
+    pub fn measure<S: DeserializeOwned, K: PartialEq>(
+        (kind, section): (&str, Section),
+        rows: Vec<R>,
+        (options, run): (&Options, &Run),
+        key: impl Fn(S) -> (K, usize, Vec<f64>),
+        same_row: impl Fn(&K, &K) -> bool,
+        cell: impl Fn(K, Pooled) -> C,
+    ) -> Result<Self, String> {
+        let started = Instant::now();
+        let children = match rows.len() {
+            0 => Vec::new(),
+            n => run_children::<S>(kind, section, n, options, run)?,
+        };
+        let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
+        let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
+        let raw = children.into_iter().map(|child| child.cells.into_iter().map(&key).collect()).collect();
+        let cells = pool(raw, same_row).into_iter().map(|(k, pooled)| cell(k, pooled)).collect();
+        let samples_per_process = options.effort.samples();
+        Ok(Self { rows, cells, stack_offsets, clock_overheads, samples_per_process, elapsed: started.elapsed() })
+    }
+}
+
+/// One cell's samples pooled over the processes (what the speed and scope tables keep).
+#[derive(Debug, Default)]
+pub struct Pooled {
+    /// Median over the samples of all processes, ns per operation.
+    pub median_ns: f64,
+    /// Median of each process's samples.
+    pub process_medians: Vec<f64>,
+    /// Each process's median over the fastest of its row's in the same process.
+    pub process_ratios: Vec<f64>,
+    /// Samples (over all processes) whose timed region called the heap.
+    pub heap_events: usize,
+    /// Samples over all processes.
+    pub samples: usize,
+}
+
+/// Pools the cells of every process (`raw[process]`, each cell as its key, its heap
+/// events and its samples; every process measures the same cells): one entry per key, in
+/// first-seen order. A cell's ratios are to the fastest cell that `same_row` groups with it.
+pub fn pool<K: PartialEq>(raw: Vec<Vec<(K, usize, Vec<f64>)>>, same_row: impl Fn(&K, &K) -> bool) -> Vec<(K, Pooled)> {
+    let mut cells: Vec<(K, Pooled, Vec<f64>)> = Vec::new();
+    for (key, heap_events, mut samples) in raw.into_iter().flatten() {
+        let median = harness::median(&mut samples);
+        let index = match cells.iter().position(|(k, ..)| *k == key) {
+            Some(index) => index,
+            None => {
+                cells.push((key, Pooled::default(), Vec::new()));
+                cells.len() - 1
+            }
+        };
+        let (_, pooled, all) = &mut cells[index];
+        pooled.process_medians.push(median);
+        pooled.heap_events += heap_events;
+        all.extend_from_slice(&samples);
+    }
+    let mut cells: Vec<(K, Pooled)> = cells
+        .into_iter()
+        .map(|(key, mut pooled, mut all)| {
+            pooled.samples = all.len();
+            pooled.median_ns = harness::median(&mut all);
+            (key, pooled)
+        })
+        .collect();
+    for i in 0..cells.len() {
+        let ratios = (0..cells[i].1.process_medians.len())
+            .map(|p| {
+                let fastest = (cells.iter().filter(|(k, _)| same_row(k, &cells[i].0)))
+                    .filter_map(|(_, c)| c.process_medians.get(p))
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                cells[i].1.process_medians[p] / fastest
+            })
+            .collect();
+        cells[i].1.process_ratios = ratios;
+    }
+    cells
 }
 
 /// A sample as the children have always sent it: rounded to 0.1 ps.
@@ -47,4 +192,24 @@ pub fn run_self_with_env(args: &[String], env: &[(&str, &str)], run: &Run) -> Re
     }
     run.println(&stderr);
     String::from_utf8(output.stdout).map_err(|_| format!("child {args:?} printed non-UTF-8"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_processes_and_finds_ratios() {
+        let cell = |row: &'static str, way: &'static str, x: f64| ((row, way), 0, vec![x, x, x]);
+        let first = vec![cell("r", "a", 1.0), cell("r", "b", 2.0), cell("s", "a", 8.0)];
+        let second = vec![cell("r", "a", 3.0), cell("r", "b", 3.0), cell("s", "a", 9.0)];
+        let cells = pool(vec![first, second], |x, y| x.0 == y.0);
+        assert_eq!(cells.len(), 3);
+        assert_eq!(cells[0].1.process_medians, [1.0, 3.0]);
+        assert_eq!(cells[1].1.process_ratios, [2.0, 1.0]);
+        assert_eq!(cells[1].1.samples, 6);
+        assert_eq!(cells[0].1.median_ns, 2.0);
+        // Alone in its row: its own fastest.
+        assert_eq!(cells[2].1.process_ratios, [1.0, 1.0]);
+    }
 }

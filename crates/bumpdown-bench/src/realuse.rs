@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::harness;
 use crate::heap;
 use crate::progress::{Run, Section};
+use crate::speed::relative_spread;
 
 /// Bytes of source to generate.
 pub const SOURCE_BYTES: usize = 8 << 20;
@@ -117,59 +118,41 @@ trait Build {
     fn program(&self, statements: &mut Vec<(u32, Self::Expr)>) -> Self::Program;
 }
 
-struct InBumpdown<'a>(&'a bumpdown::Arena);
+/// A builder that puts the tree in an arena of type `$arena`: nodes by `alloc`, call
+/// arguments by `alloc_slice_copy`, names by `alloc_str`, the statement list by `$program`.
+macro_rules! arena_build {
+    ($name:ident, $arena:ty, $program:ident) => {
+        struct $name<'a>(&'a $arena);
 
-impl<'a> Build for InBumpdown<'a> {
-    type Expr = Expr<'a>;
-    type Program = &'a [(u32, Expr<'a>)];
-    fn num(&self, n: i64) -> Expr<'a> {
-        Expr::Num(n)
-    }
-    fn var(&self, index: u32) -> Expr<'a> {
-        Expr::Var(index)
-    }
-    fn neg(&self, e: Expr<'a>) -> Expr<'a> {
-        Expr::Neg(self.0.alloc(e))
-    }
-    fn bin(&self, op: Op, l: Expr<'a>, r: Expr<'a>) -> Expr<'a> {
-        Expr::Bin(op, self.0.alloc(l), self.0.alloc(r))
-    }
-    fn call(&self, name: &str, args: &mut Vec<Expr<'a>>, start: usize) -> Expr<'a> {
-        let call = Expr::Call(self.0.alloc_str(name), self.0.alloc_slice_copy(&args[start..]));
-        args.truncate(start);
-        call
-    }
-    fn program(&self, statements: &mut Vec<(u32, Expr<'a>)>) -> Self::Program {
-        self.0.alloc_iter(statements.drain(..))
-    }
+        impl<'a> Build for $name<'a> {
+            type Expr = Expr<'a>;
+            type Program = &'a [(u32, Expr<'a>)];
+            fn num(&self, n: i64) -> Expr<'a> {
+                Expr::Num(n)
+            }
+            fn var(&self, index: u32) -> Expr<'a> {
+                Expr::Var(index)
+            }
+            fn neg(&self, e: Expr<'a>) -> Expr<'a> {
+                Expr::Neg(self.0.alloc(e))
+            }
+            fn bin(&self, op: Op, l: Expr<'a>, r: Expr<'a>) -> Expr<'a> {
+                Expr::Bin(op, self.0.alloc(l), self.0.alloc(r))
+            }
+            fn call(&self, name: &str, args: &mut Vec<Expr<'a>>, start: usize) -> Expr<'a> {
+                let call = Expr::Call(self.0.alloc_str(name), self.0.alloc_slice_copy(&args[start..]));
+                args.truncate(start);
+                call
+            }
+            fn program(&self, statements: &mut Vec<(u32, Expr<'a>)>) -> Self::Program {
+                self.0.$program(statements.drain(..))
+            }
+        }
+    };
 }
 
-struct InBumpalo<'a>(&'a bumpalo::Bump);
-
-impl<'a> Build for InBumpalo<'a> {
-    type Expr = Expr<'a>;
-    type Program = &'a [(u32, Expr<'a>)];
-    fn num(&self, n: i64) -> Expr<'a> {
-        Expr::Num(n)
-    }
-    fn var(&self, index: u32) -> Expr<'a> {
-        Expr::Var(index)
-    }
-    fn neg(&self, e: Expr<'a>) -> Expr<'a> {
-        Expr::Neg(self.0.alloc(e))
-    }
-    fn bin(&self, op: Op, l: Expr<'a>, r: Expr<'a>) -> Expr<'a> {
-        Expr::Bin(op, self.0.alloc(l), self.0.alloc(r))
-    }
-    fn call(&self, name: &str, args: &mut Vec<Expr<'a>>, start: usize) -> Expr<'a> {
-        let call = Expr::Call(self.0.alloc_str(name), self.0.alloc_slice_copy(&args[start..]));
-        args.truncate(start);
-        call
-    }
-    fn program(&self, statements: &mut Vec<(u32, Expr<'a>)>) -> Self::Program {
-        self.0.alloc_slice_fill_iter(statements.drain(..))
-    }
-}
+arena_build!(InBumpdown, bumpdown::Arena, alloc_iter);
+arena_build!(InBumpalo, bumpalo::Bump, alloc_slice_fill_iter);
 
 struct OnHeap;
 
@@ -454,6 +437,8 @@ pub struct WayResult {
     pub arena_bytes: Option<usize>,
     /// The program's result, the same for every way.
     pub checksum: i64,
+    /// The relative spread (`max / min - 1`) over the runs of parse, evaluate and drop.
+    pub spread: [f64; 3],
 }
 
 /// The section's figures.
@@ -500,11 +485,12 @@ fn run_once(way: usize, src: &str) -> RunFigures {
             arena_bytes,
         )
     };
-    match way {
-        0 => {
+    // Parse into a new arena with builder `$build`, evaluate, drop the arena.
+    macro_rules! in_arena {
+        ($new:expr, $build:ident) => {{
             let start = Instant::now();
-            let arena = bumpdown::Arena::new();
-            let program = Parser::parse(black_box(src), InBumpdown(&arena));
+            let arena = $new;
+            let program = Parser::parse(black_box(src), $build(&arena));
             let parse_ms = ms_since(start);
             let (heap_bytes, heap_blocks, arena_bytes) = held(Some(arena.allocated_bytes()));
             let start = Instant::now();
@@ -514,21 +500,11 @@ fn run_once(way: usize, src: &str) -> RunFigures {
             drop(arena);
             let drop_ms = ms_since(start);
             RunFigures { parse_ms, eval_ms, drop_ms, heap_bytes, heap_blocks, arena_bytes, checksum }
-        }
-        1 => {
-            let start = Instant::now();
-            let bump = bumpalo::Bump::new();
-            let program = Parser::parse(black_box(src), InBumpalo(&bump));
-            let parse_ms = ms_since(start);
-            let (heap_bytes, heap_blocks, arena_bytes) = held(Some(bump.allocated_bytes()));
-            let start = Instant::now();
-            let checksum = black_box(run(program, eval));
-            let eval_ms = ms_since(start);
-            let start = Instant::now();
-            drop(bump);
-            let drop_ms = ms_since(start);
-            RunFigures { parse_ms, eval_ms, drop_ms, heap_bytes, heap_blocks, arena_bytes, checksum }
-        }
+        }};
+    }
+    match way {
+        0 => in_arena!(bumpdown::Arena::new(), InBumpdown),
+        1 => in_arena!(bumpalo::Bump::new(), InBumpalo),
         _ => {
             let start = Instant::now();
             let program = Parser::parse(black_box(src), OnHeap);
@@ -567,6 +543,7 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
         .zip(figures)
         .map(|(name, runs)| {
             let median = |f: fn(&RunFigures) -> f64| harness::median(&mut runs.iter().map(f).collect::<Vec<_>>());
+            let spread = |f: fn(&RunFigures) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
             let last = runs.last().expect("at least one run");
             WayResult {
                 name: name.to_string(),
@@ -577,6 +554,7 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
                 heap_blocks: last.heap_blocks,
                 arena_bytes: last.arena_bytes,
                 checksum: last.checksum,
+                spread: [spread(|r| r.parse_ms), spread(|r| r.eval_ms), spread(|r| r.drop_ms)],
             }
         })
         .collect();

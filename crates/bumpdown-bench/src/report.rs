@@ -16,7 +16,7 @@ use crate::scope_kernels;
 use crate::scopes::{self, ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::{self, SpeedResults};
-use crate::text::thousands;
+use crate::text::{ns, thousands};
 use crate::threads::{self, ThreadCell};
 
 /// Where the README snippet expects the charts, relative to the repository root.
@@ -57,22 +57,12 @@ fn fresh_section(md: &mut String, fresh: &crate::fresh::FreshResults) {
         fresh.samples
     );
     let names = crate::contenders::names();
-    let _ = writeln!(md, "| case | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
-    for row in ROWS {
+    let rows = ROWS.iter().filter_map(|row| {
         let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
-        let Some(best) = cells.iter().flatten().copied().reduce(f64::min) else { continue };
-        let _ = write!(md, "| {row} |");
-        for cell in cells {
-            match cell {
-                Some(ns_per_op) => {
-                    let _ = write!(md, " {:.2}x ({} ns) |", ns_per_op / best.max(f64::MIN_POSITIVE), ns(ns_per_op));
-                }
-                None => md.push_str(" — |"),
-            }
-        }
-        md.push('\n');
-    }
-    md.push('\n');
+        let best = cells.iter().flatten().copied().reduce(f64::min)?.max(f64::MIN_POSITIVE);
+        Some((row.to_string(), cells.iter().map(|c| c.map(|t| format!("{:.2}x ({} ns)", t / best, ns(t)))).collect()))
+    });
+    grid(md, "case", &names, rows);
 }
 
 /// The reset-cost table: one row per fill, one column per contender.
@@ -90,29 +80,34 @@ fn reset_cost_section(md: &mut String, costs: &ResetCosts) {
         resets::SMALL_CHUNK >> 10,
         ns(costs.clock_ns)
     );
-    let costs = &costs.columns;
-    let names: Vec<&str> = costs.iter().map(|c| c.name.as_str()).collect();
-    let _ = writeln!(md, "| fill | {} |\n|---|{}", names.join(" | "), "---|".repeat(names.len()));
-    for (i, &chunks) in resets::CHUNK_COUNTS.iter().enumerate() {
-        let _ = write!(md, "| {:.1} KiB ({chunks} small chunks) |", resets::fill_bytes(chunks) as f64 / 1024.0);
-        for c in costs {
-            let (blocks, time) = c.rows[i];
-            let _ = write!(md, " {} ({blocks}) |", ns(time));
+    let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
+    let rows = resets::CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
+        let label = format!("{:.1} KiB ({chunks} small chunks)", resets::fill_bytes(chunks) as f64 / 1024.0);
+        (label, costs.columns.iter().map(|c| Some(format!("{} ({})", ns(c.rows[i].1), c.rows[i].0))).collect())
+    });
+    grid(md, "fill", &names, rows);
+}
+
+/// A markdown table: the `head` columns (`case`, or `threads | access`), then one per
+/// `columns`; a line per row, its label and its cells (`—` where there is none); and a
+/// blank line.
+fn grid(
+    md: &mut String,
+    head: &str,
+    columns: &[impl AsRef<str>],
+    rows: impl IntoIterator<Item = (String, Vec<Option<String>>)>,
+) {
+    let names: Vec<&str> = columns.iter().map(AsRef::as_ref).collect();
+    let _ = writeln!(md, "| {head} | {} |", names.join(" | "));
+    let _ = writeln!(md, "|{}", "---|".repeat(head.split(" | ").count() + names.len()));
+    for (label, cells) in rows {
+        let _ = write!(md, "| {label} |");
+        for cell in cells {
+            let _ = write!(md, " {} |", cell.as_deref().unwrap_or("—"));
         }
         md.push('\n');
     }
     md.push('\n');
-}
-
-/// Nanoseconds with about three significant digits.
-fn ns(value: f64) -> String {
-    if value < 10.0 {
-        format!("{value:.2}")
-    } else if value < 100.0 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.0}")
-    }
 }
 
 fn mib(bytes: usize) -> String {
@@ -180,18 +175,7 @@ impl Results {
         if let Some(costs) = &self.reset_costs {
             reset_cost_section(&mut md, costs);
         }
-        if !self.threads.is_empty() {
-            threads_section(&mut md, &self.threads);
-        }
-        if let Some(real_use) = &self.real_use {
-            real_use_section(&mut md, real_use);
-        }
-        if let Some(programs) = &self.programs {
-            programs_section(&mut md, programs);
-        }
-        if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
-        }
+        self.last_sections(&mut md);
         md
     }
 
@@ -249,24 +233,29 @@ impl Results {
         if let Some(scopes) = &self.scopes {
             scope_section(&mut md, scopes);
         }
-        if !self.threads.is_empty() {
-            threads_section(&mut md, &self.threads);
-        }
-        if let Some(real_use) = &self.real_use {
-            real_use_section(&mut md, real_use);
-        }
-        if let Some(programs) = &self.programs {
-            programs_section(&mut md, programs);
-        }
-        if let Some(seed004) = &self.seed004 {
-            seed004_section(&mut md, seed004, crate::seed004::rounds(self.effort));
-        }
+        self.last_sections(&mut md);
         // The sections link their charts by bare file name; point them at the README's copies.
         for file in [charts::REAL_USE_FILE, charts::SCOPES_FILE, "seed004.svg"] {
             md = md.replace(&format!("]({file})"), &format!("]({README_IMAGES}{file})"));
         }
         // One level below the snippet's own heading.
         format!("## Benchmarks\n\n{}", md.replace("\n## ", "\n### "))
+    }
+
+    /// The sections the report and the README snippet end with, in the same order.
+    fn last_sections(&self, md: &mut String) {
+        if !self.threads.is_empty() {
+            threads_section(md, &self.threads);
+        }
+        if let Some(real_use) = &self.real_use {
+            real_use_section(md, real_use);
+        }
+        if let Some(programs) = &self.programs {
+            programs_section(md, programs);
+        }
+        if let Some(seed004) = &self.seed004 {
+            seed004_section(md, seed004, crate::seed004::rounds(self.effort));
+        }
     }
 
     fn header(&self, md: &mut String) {
@@ -368,33 +357,19 @@ impl Results {
 fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
     let names = contenders::column_names();
     let _ = writeln!(md, "### {}\n", form_title(form));
-    let _ = writeln!(md, "| case | {} | spread |", names.join(" | "));
-    let _ = writeln!(md, "|---|{}---|", "---|".repeat(names.len()));
+    timed_head(md, &names);
     // Per contender: sum of ln(ratio) over the rows every contender has, for the
     // geometric mean (the fair average of ratios).
     let mut log_ratio_sums = vec![0.0; names.len()];
     let mut complete_rows = 0usize;
     for row in &speed.rows {
-        let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name)).collect();
-        let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
-        let complete = cells.iter().all(Option::is_some) && fastest > 0.0;
-        complete_rows += usize::from(complete);
-        let _ = write!(md, "| {} |", row.name);
-        for (i, cell) in cells.iter().enumerate() {
-            let ratio = timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
-            if let (true, Some(ratio)) = (complete, ratio) {
-                log_ratio_sums[i] += ratio.ln();
+        let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name).map(Timed::speed)).collect();
+        let ratios = timed_row(md, &row.name, &cells, speed.process_count());
+        if ratios.iter().all(Option::is_some) {
+            complete_rows += 1;
+            for (sum, ratio) in log_ratio_sums.iter_mut().zip(ratios.iter().flatten()) {
+                *sum += ratio.ln();
             }
-        }
-        if speed.process_count() > 1 {
-            let spreads: Vec<Spread> = cells
-                .iter()
-                .flatten()
-                .map(|c| Spread { name: &c.contender, medians: &c.process_medians, ratios: &c.process_ratios })
-                .collect();
-            let _ = writeln!(md, " {} |", spread_cell(&spreads));
-        } else {
-            md.push_str(" — |\n");
         }
     }
     if complete_rows > 0 {
@@ -430,20 +405,58 @@ fn timed_cell(md: &mut String, cell: Option<(f64, usize)>, fastest: f64) -> Opti
     }
 }
 
-/// One cell's per-process figures, for the spread column.
-struct Spread<'a> {
+/// One cell of a timed table (speed, scopes).
+struct Timed<'a> {
     /// Column name.
     name: &'a str,
+    /// Median over every process's samples, ns.
+    median_ns: f64,
+    /// Samples whose timed batch called the heap.
+    heap_events: usize,
     /// Per-process medians.
     medians: &'a [f64],
     /// Per-process ratios to the row's fastest.
     ratios: &'a [f64],
 }
 
+impl<'a> Timed<'a> {
+    fn speed(c: &'a crate::speed::CellResult) -> Self {
+        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
+        Timed { name: &c.contender, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
+    }
+
+    fn scope(c: &'a crate::scopes::CellResult) -> Self {
+        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
+        Timed { name: &c.way, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
+    }
+}
+
+/// The head of a timed table: `case`, a column per title, `spread`.
+fn timed_head(md: &mut String, titles: &[&str]) {
+    let _ = writeln!(md, "| case | {} | spread |", titles.join(" | "));
+    let _ = writeln!(md, "|---|{}---|", "---|".repeat(titles.len()));
+}
+
+/// One row of a timed table: `label`, each column's [`timed_cell`] against the row's
+/// fastest, and the [`spread_cell`] where more than one process measured. Returns each
+/// column's ratio.
+fn timed_row(md: &mut String, label: &str, cells: &[Option<Timed>], processes: usize) -> Vec<Option<f64>> {
+    let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+    let _ = write!(md, "| {label} |");
+    let ratios =
+        cells.iter().map(|c| timed_cell(md, c.as_ref().map(|c| (c.median_ns, c.heap_events)), fastest)).collect();
+    if processes > 1 {
+        let _ = writeln!(md, " {} |", spread_cell(&cells.iter().flatten().collect::<Vec<_>>()));
+    } else {
+        md.push_str(" — |\n");
+    }
+    ratios
+}
+
 /// The spread column: the widest range of per-process medians and of
 /// per-process ratios among a row's cells.
-fn spread_cell<'a>(cells: &[Spread<'a>]) -> String {
-    let widest = |values: fn(&Spread<'a>) -> &'a [f64]| {
+fn spread_cell<'a>(cells: &[&Timed<'a>]) -> String {
+    let widest = |values: fn(&Timed<'a>) -> &'a [f64]| {
         cells
             .iter()
             .max_by(|a, b| speed::relative_spread(values(a)).total_cmp(&speed::relative_spread(values(b))))
@@ -528,25 +541,10 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     let ways = table.ways();
     let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
     let titles: Vec<&str> = ways.iter().map(|w| w.title).collect();
-    let _ = writeln!(md, "| case | {} | spread |", titles.join(" | "));
-    let _ = writeln!(md, "|---|{}---|", "---|".repeat(ways.len()));
+    timed_head(md, &titles);
     for row in &rows {
-        let fastest = scopes.fastest(&row.name);
-        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key)).collect();
-        let _ = write!(md, "| {} |", row.name);
-        for cell in &cells {
-            timed_cell(md, cell.map(|c| (c.median_ns, c.heap_events)), fastest);
-        }
-        let spreads: Vec<Spread> = cells
-            .iter()
-            .flatten()
-            .map(|c| Spread { name: &c.way, medians: &c.process_medians, ratios: &c.process_ratios })
-            .collect();
-        if scopes.stack_offsets.len() > 1 {
-            let _ = writeln!(md, " {} |", spread_cell(&spreads));
-        } else {
-            md.push_str(" — |\n");
-        }
+        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(Timed::scope)).collect();
+        timed_row(md, &row.name, &cells, scopes.stack_offsets.len());
         if table == Table::Bumper {
             let stack = scopes.cell(&row.name, scopes::STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
             let _ = write!(md, "| ratio to the stack array |");
@@ -587,37 +585,25 @@ fn threads_section(md: &mut String, cells: &[ThreadCell]) {
         }
     }
     let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-    let _ = writeln!(md, "| threads | access | {} |", header.join(" | "));
-    let _ = writeln!(md, "|---|---|{}", "---|".repeat(names.len()));
     let mut rows: Vec<(usize, threads::Mode)> = Vec::new();
     for c in cells {
         if !rows.contains(&(c.threads, c.mode)) {
             rows.push((c.threads, c.mode));
         }
     }
-    for (t, mode) in rows {
+    let rows = rows.into_iter().map(|(t, mode)| {
         let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
         let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
-        let mut line = format!("| {t} | {} |", mode.key());
-        for name in &names {
-            match row.iter().find(|c| c.contender == *name) {
-                Some(c) => {
-                    let ratio = c.median_ns / fastest;
-                    let _ = write!(
-                        line,
-                        " {} {ratio:.2}x ({} ns [{}–{}]) |",
-                        colour(ratio),
-                        ns(c.median_ns),
-                        ns(c.range.0),
-                        ns(c.range.1)
-                    );
-                }
-                None => line.push_str(" — |"),
-            }
-        }
-        let _ = writeln!(md, "{line}");
-    }
-    md.push('\n');
+        let cell = |c: &&ThreadCell| {
+            let (ratio, (lo, hi)) = (c.median_ns / fastest, c.range);
+            format!("{} {ratio:.2}x ({} ns [{}–{}])", colour(ratio), ns(c.median_ns), ns(lo), ns(hi))
+        };
+        (
+            format!("{t} | {}", mode.key()),
+            names.iter().map(|n| row.iter().find(|c| c.contender == *n).map(cell)).collect(),
+        )
+    });
+    grid(md, "threads | access", &header, rows);
 }
 
 /// Within this much of the fastest, a cell counts as a tie in the summary (the speed
@@ -717,23 +703,16 @@ fn fast_path_section(md: &mut String, fast_path: &FastPath, c_probes: &(bool, St
     );
     c_columns_note(md, c_probes);
     let names = fastpath::columns(probes);
-    let _ = writeln!(md, "| call | {} |", names.join(" | "));
-    let _ = writeln!(md, "|---|{}", "---|".repeat(names.len()));
-    for call in fastpath::CALLS {
-        let _ = write!(md, "| `{call}` |");
-        for name in &names {
-            match probes.iter().find(|p| p.call == call && p.contender == *name) {
-                Some(p) if p.instructions > 0 => {
-                    let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
-                    let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
-                    let _ = write!(md, " {} / {}{calls}{saves} |", p.instructions, p.branches);
-                }
-                _ => md.push_str(" — |"),
-            }
-        }
-        md.push('\n');
-    }
-    md.push('\n');
+    let cell = |p: &fastpath::Probe| {
+        let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
+        let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
+        format!("{} / {}{calls}{saves}", p.instructions, p.branches)
+    };
+    let rows = fastpath::CALLS.map(|call| {
+        let probe = |name: &&str| probes.iter().find(|p| p.call == call && p.contender == *name && p.instructions > 0);
+        (format!("`{call}`"), names.iter().map(|name| probe(name).map(cell)).collect())
+    });
+    grid(md, "call", &names, rows);
     if listings {
         let _ = writeln!(md, "The instructions of every probe are in `{LISTINGS_FILE}`, beside this report.\n");
     }
@@ -1063,6 +1042,7 @@ mod tests {
                 warm: pass(1.7),
                 release_ms: 0.25,
                 peak_rss: 700_000_000,
+                spread: seed004::Seed004Spread { cold_ns: 0.1, warm_ns: 0.05, release_ms: 0.5, peak_rss: 0.01 },
             }]),
             fast_path: Some(FastPath::Unavailable("no objdump".to_owned())),
             failed: vec![("programs".to_owned(), "exit status: 2".to_owned())],
@@ -1115,6 +1095,7 @@ mod tests {
             warm: seed004::Pass { ns: warm, faults: 0, cpu_ns: warm },
             release_ms: 0.0,
             peak_rss: 1 << 20,
+            spread: Default::default(),
         };
         let mut md = String::new();
         seed004_section(&mut md, &[result("VmArena", 7.5), result(seed004::MALLOC_EACH, 15.0)], 3);

@@ -90,6 +90,17 @@ pub struct ResetCost {
     /// Per row of [`CHUNK_COUNTS`]: heap blocks the arena held after the fill, and the
     /// median time of one `reset`, in nanoseconds.
     pub rows: Vec<(usize, f64)>,
+    /// Per row, the relative spread of its reset times (the quartiles': see
+    /// [`quartile_spread`](crate::harness::quartile_spread)).
+    pub spreads: Vec<f64>,
+}
+
+impl ResetCost {
+    /// A column from its rows' (blocks, median ns, spread).
+    fn new(name: &str, rows: Vec<(usize, f64, f64)>) -> Self {
+        let spreads = rows.iter().map(|r| r.2).collect();
+        Self { name: name.to_owned(), rows: rows.into_iter().map(|(blocks, ns, _)| (blocks, ns)).collect(), spreads }
+    }
 }
 
 /// The reset-cost table.
@@ -114,24 +125,25 @@ pub fn measure_cost(samples: usize) -> ResetCosts {
     impl Visitor for Probe {
         fn visit<A: Contender>(&mut self) {
             let rows = CHUNK_COUNTS.iter().map(|&n| time_reset(A::new(), n, self.1)).collect();
-            self.0.push(ResetCost { name: A::NAME.to_owned(), rows });
+            self.0.push(ResetCost::new(A::NAME, rows));
         }
     }
-    let small = ResetCost {
-        name: "bumpdown, 4 KiB chunks".to_owned(),
-        rows: CHUNK_COUNTS
+    let small = ResetCost::new(
+        "bumpdown, 4 KiB chunks",
+        CHUNK_COUNTS
             .iter()
             .map(|&n| time_reset(bumpdown::Arena::new().with_max_chunk_size(SMALL_CHUNK), n, samples))
             .collect(),
-    };
+    );
     let mut probe = Probe(vec![small], samples);
     contenders::visit_all(&mut probe);
     ResetCosts { columns: probe.0, clock_ns: crate::harness::Clock::calibrate().overhead_ns() }
 }
 
 /// Fills `arena` with the row's bytes and resets it, `samples` times after a warm-up
-/// round; returns the heap blocks held after a fill and the median reset time.
-fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usize, f64) {
+/// round; returns the heap blocks held after a fill, the median reset time and the
+/// times' quartile spread.
+fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usize, f64, f64) {
     let piece = [0u8; COST_PIECE];
     let pieces = fill_bytes(chunks) / COST_PIECE;
     let mut blocks = 0;
@@ -151,5 +163,5 @@ fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usi
     }
     // The blocks counted are those the fill added; an arena that keeps its chunks
     // across resets added them on the warm-up round.
-    (blocks, median(&mut times))
+    (blocks, median(&mut times), crate::harness::quartile_spread(&times))
 }

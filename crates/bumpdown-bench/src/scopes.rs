@@ -9,16 +9,15 @@
 
 use std::hint::black_box;
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::bumper;
 use crate::cli::Options;
 use crate::collection_kernels as ck;
-use crate::harness::{self, Clock, Plan, Sampler};
+use crate::harness::{self, Sampler};
 use crate::kernels::{self, Alloc, Form};
-use crate::procs::{self, ChildSamples};
+use crate::procs;
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
@@ -369,21 +368,7 @@ pub struct CellResult {
 }
 
 /// The section's measurements.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct ScopeResults {
-    /// Measured rows, in order.
-    pub rows: Vec<RowInfo>,
-    /// All cells.
-    pub cells: Vec<CellResult>,
-    /// Each process's stack address modulo 64.
-    pub stack_offsets: Vec<usize>,
-    /// Each process's clock overhead (ns), taken off every sample.
-    pub clock_overheads: Vec<f64>,
-    /// Recorded samples per cell and process.
-    pub samples_per_process: usize,
-    /// Wall time of the section.
-    pub elapsed: Duration,
-}
+pub type ScopeResults = procs::Measured<RowInfo, CellResult>;
 
 impl ScopeResults {
     /// The cell for `row` and way `key`.
@@ -408,40 +393,23 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
     if rows.is_empty() {
         return Ok(None);
     }
-    let started = Instant::now();
-    let processes = options.processes();
-    let mut raw = Vec::new();
-    let mut stack_offsets = Vec::new();
-    let mut clock_overheads = Vec::new();
-    run.section(Section::Scopes, processes);
-    for index in 0..processes {
-        run.step(&format!("processes of {} rows", rows.len()));
-        let mut args = vec![
-            "--child".to_owned(),
-            "scopes".to_owned(),
-            index.to_string(),
-            options.effort.flag().to_owned(),
-            "--processes".to_owned(),
-            processes.to_string(),
-        ];
-        if let Some(filter) = &options.filter {
-            args.extend(["--filter".to_owned(), filter.clone()]);
-        }
-        let output = procs::run_self(&args, run)?;
-        let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
-            .map_err(|e| format!("scopes child {index}: cannot read its samples: {e}"))?;
-        stack_offsets.push(child.stack_offset);
-        clock_overheads.push(child.clock_overhead_ns);
-        raw.push(child.cells);
-    }
-    Ok(Some(ScopeResults {
+    ScopeResults::measure(
+        ("scopes", Section::Scopes),
         rows,
-        cells: combine(raw),
-        stack_offsets,
-        clock_overheads,
-        samples_per_process: options.effort.samples(),
-        elapsed: started.elapsed(),
-    }))
+        (options, run),
+        |c: RawCell| ((c.row, c.way), c.heap_events, c.samples),
+        |a, b| a.0 == b.0,
+        |(row, way), p| CellResult {
+            row,
+            way,
+            median_ns: p.median_ns,
+            process_medians: p.process_medians,
+            process_ratios: p.process_ratios,
+            heap_events: p.heap_events,
+            samples: p.samples,
+        },
+    )
+    .map(Some)
 }
 
 /// One process's samples of one cell.
@@ -451,60 +419,6 @@ struct RawCell {
     way: String,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-/// Pools each cell's samples over the processes (`raw[process]` holds one process's
-/// cells; every process measures the same cells).
-fn combine(raw: Vec<Vec<RawCell>>) -> Vec<CellResult> {
-    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
-    for process in raw {
-        for mut cell in process {
-            let median = harness::median(&mut cell.samples);
-            let index = match cells.iter().position(|(c, _)| c.row == cell.row && c.way == cell.way) {
-                Some(index) => index,
-                None => {
-                    let result = CellResult {
-                        row: cell.row,
-                        way: cell.way,
-                        median_ns: 0.0,
-                        process_medians: Vec::new(),
-                        process_ratios: Vec::new(),
-                        heap_events: 0,
-                        samples: 0,
-                    };
-                    cells.push((result, Vec::new()));
-                    cells.len() - 1
-                }
-            };
-            let (result, pooled) = &mut cells[index];
-            result.process_medians.push(median);
-            result.heap_events += cell.heap_events;
-            pooled.extend_from_slice(&cell.samples);
-        }
-    }
-    let mut cells: Vec<CellResult> = cells
-        .into_iter()
-        .map(|(mut result, mut pooled)| {
-            result.samples = pooled.len();
-            result.median_ns = harness::median(&mut pooled);
-            result
-        })
-        .collect();
-    for i in 0..cells.len() {
-        let ratios = (0..cells[i].process_medians.len())
-            .map(|p| {
-                let fastest = cells
-                    .iter()
-                    .filter(|c| c.row == cells[i].row)
-                    .filter_map(|c| c.process_medians.get(p))
-                    .copied()
-                    .fold(f64::INFINITY, f64::min);
-                cells[i].process_medians[p] / fastest
-            })
-            .collect();
-        cells[i].process_ratios = ratios;
-    }
-    cells
 }
 
 // ----- Child -----------------------------------------------------------------------
@@ -519,27 +433,22 @@ pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
 #[inline(never)]
 fn measure_rows(options: &Options) -> String {
     let rows = selected(options.filter.as_deref());
-    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
-    let marker = 0u8;
-    let stack_offset = black_box(&marker) as *const u8 as usize % 64;
-    harness::spin(Duration::from_millis(300));
-    let clock = Clock::calibrate();
-
-    let mut cells = Vec::new();
-    for row in &rows {
-        let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
-        let results = harness::run_interleaved(&mut samplers, &clock, plan);
-        for (way, samples) in ways.into_iter().zip(results) {
-            cells.push(RawCell {
-                row: row.name.to_owned(),
-                way: way.to_owned(),
-                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-            });
+    procs::child_samples(options, |clock, plan| {
+        let mut cells = Vec::new();
+        for row in &rows {
+            let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
+            let results = harness::run_interleaved(&mut samplers, clock, plan);
+            for (way, samples) in ways.into_iter().zip(results) {
+                cells.push(RawCell {
+                    row: row.name.to_owned(),
+                    way: way.to_owned(),
+                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+                });
+            }
         }
-    }
-    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
-    serde_json::to_string(&samples).expect("samples serialize")
+        cells
+    })
 }
 
 #[cfg(test)]
@@ -564,7 +473,7 @@ mod tests {
     /// cell runs with the counters paused, so it reports none either).
     #[test]
     fn every_cell_samples_without_touching_the_heap() {
-        let clock = Clock::calibrate();
+        let clock = harness::Clock::calibrate();
         for row in all() {
             for (way, mut sampler) in (row.build)() {
                 for _ in 0..3 {
@@ -581,19 +490,5 @@ mod tests {
         assert_eq!(selected(Some("scope")).len(), 4);
         assert_eq!(selected(Some("bumper")).len(), 1);
         assert!(selected(Some("alloc_u64")).is_empty(), "the CI smoke run stays on the speed table");
-    }
-
-    #[test]
-    fn pools_processes_and_finds_ratios() {
-        let raw = |way: &str, samples: Vec<f64>| RawCell { row: "r".into(), way: way.into(), heap_events: 0, samples };
-        let cells = combine(vec![
-            vec![raw("a", vec![1.0, 1.0, 1.0]), raw("b", vec![2.0, 2.0, 2.0])],
-            vec![raw("a", vec![3.0, 3.0, 3.0]), raw("b", vec![3.0, 3.0, 3.0])],
-        ]);
-        assert_eq!(cells.len(), 2);
-        assert_eq!(cells[0].process_medians, [1.0, 3.0]);
-        assert_eq!(cells[1].process_ratios, [2.0, 1.0]);
-        assert_eq!(cells[1].samples, 6);
-        assert_eq!(cells[0].median_ns, 2.0);
     }
 }

@@ -31,6 +31,7 @@ use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::procs;
 use crate::progress::{self, Section};
+use crate::speed::relative_spread;
 
 /// Allocations per pass.
 pub const COUNT: usize = 10_000_000;
@@ -67,6 +68,23 @@ pub struct Seed004Result {
     pub release_ms: f64,
     /// Peak resident set of the child process, bytes.
     pub peak_rss: u64,
+    /// How far the rounds' figures moved (empty in a child's own output).
+    #[serde(default)]
+    pub spread: Seed004Spread,
+}
+
+/// The relative spread (`max / min - 1`) of a contender's timed figures and peak RSS
+/// over its rounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Seed004Spread {
+    /// Of the cold pass's ns per allocation.
+    pub cold_ns: f64,
+    /// Of the warm pass's ns per allocation.
+    pub warm_ns: f64,
+    /// Of the release time.
+    pub release_ms: f64,
+    /// Of the peak RSS.
+    pub peak_rss: f64,
 }
 
 /// Every contender, floors first.
@@ -110,20 +128,24 @@ fn median_run(runs: &[Seed004Result]) -> Seed004Result {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
+    let spread = |f: &dyn Fn(&Seed004Result) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
+    let pass = |p: fn(&Seed004Result) -> &Pass| Pass {
+        ns: median(&|r| p(r).ns),
+        faults: median(&|r| p(r).faults as f64) as u64,
+        cpu_ns: median(&|r| p(r).cpu_ns),
+    };
     Seed004Result {
         name: runs[0].name.clone(),
-        cold: Pass {
-            ns: median(&|r| r.cold.ns),
-            faults: median(&|r| r.cold.faults as f64) as u64,
-            cpu_ns: median(&|r| r.cold.cpu_ns),
-        },
-        warm: Pass {
-            ns: median(&|r| r.warm.ns),
-            faults: median(&|r| r.warm.faults as f64) as u64,
-            cpu_ns: median(&|r| r.warm.cpu_ns),
-        },
+        cold: pass(|r| &r.cold),
+        warm: pass(|r| &r.warm),
         release_ms: median(&|r| r.release_ms),
         peak_rss: median(&|r| r.peak_rss as f64) as u64,
+        spread: Seed004Spread {
+            cold_ns: spread(&|r| r.cold.ns),
+            warm_ns: spread(&|r| r.warm.ns),
+            release_ms: spread(&|r| r.release_ms),
+            peak_rss: spread(&|r| r.peak_rss as f64),
+        },
     }
 }
 
@@ -145,7 +167,9 @@ pub fn child_main(name: &str) -> Result<(), String> {
             run.result.ok_or_else(|| format!("no seed004 contender named {name:?}"))?
         }
     };
-    let result = Seed004Result { name: name.to_owned(), cold, warm, release_ms, peak_rss: usage().peak_rss };
+    let peak_rss = usage().peak_rss;
+    let result =
+        Seed004Result { name: name.to_owned(), cold, warm, release_ms, peak_rss, spread: Seed004Spread::default() };
     println!("{}", serde_json::to_string(&result).expect("a result serializes"));
     Ok(())
 }
@@ -392,5 +416,23 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), count);
+    }
+
+    #[test]
+    fn rounds_give_each_figures_median_and_spread() {
+        let run = |cold: f64, warm: f64, faults: u64, rss: u64| Seed004Result {
+            name: "x".to_owned(),
+            cold: Pass { ns: cold, faults, cpu_ns: cold + 1.0 },
+            warm: Pass { ns: warm, faults: 0, cpu_ns: warm },
+            release_ms: warm / 10.0,
+            peak_rss: rss,
+            spread: Seed004Spread::default(),
+        };
+        let median = median_run(&[run(4.0, 2.0, 9, 100), run(3.0, 1.0, 7, 110), run(5.0, 1.5, 8, 105)]);
+        assert_eq!((median.cold.ns, median.cold.faults, median.cold.cpu_ns), (4.0, 8, 5.0));
+        assert_eq!((median.warm.ns, median.release_ms, median.peak_rss), (1.5, 0.15, 105));
+        let s = median.spread;
+        assert_eq!((s.cold_ns, s.warm_ns, s.release_ms), (5.0 / 3.0 - 1.0, 1.0, 0.2 / 0.1 - 1.0));
+        assert!((s.peak_rss - 0.1).abs() < 1e-12, "{s:?}");
     }
 }

@@ -13,14 +13,13 @@
 //! does to the comparison itself.
 
 use std::io::Write;
-use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
-use crate::harness::{self, Clock, Plan};
+use crate::harness;
 use crate::kernels::Form;
-use crate::procs::{self, ChildSamples};
+use crate::procs;
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
 
@@ -75,21 +74,7 @@ pub fn relative_spread(values: &[f64]) -> f64 {
 }
 
 /// The speed table.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct SpeedResults {
-    /// Measured rows, in order.
-    pub rows: Vec<RowInfo>,
-    /// All cells.
-    pub cells: Vec<CellResult>,
-    /// Each process's stack address modulo 64 at the start of measuring.
-    pub stack_offsets: Vec<usize>,
-    /// Each process's measured clock overhead (ns), taken off every sample.
-    pub clock_overheads: Vec<f64>,
-    /// Recorded samples per cell and process.
-    pub samples_per_process: usize,
-    /// Wall time of the whole table.
-    pub elapsed: Duration,
-}
+pub type SpeedResults = procs::Measured<RowInfo, CellResult>;
 
 /// Hand-made results for the report's and the charts' unit tests: one process, one
 /// sample per cell, every cell at its own median.
@@ -117,7 +102,7 @@ impl SpeedResults {
             stack_offsets: vec![0],
             clock_overheads: vec![20.0],
             samples_per_process: 1,
-            elapsed: Duration::ZERO,
+            elapsed: std::time::Duration::ZERO,
         }
     }
 }
@@ -140,43 +125,23 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         .into_iter()
         .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
         .collect();
-    let started = Instant::now();
-    let processes = options.processes();
-    let mut raw = Vec::new();
-    let mut stack_offsets = Vec::new();
-    let mut clock_overheads = Vec::new();
-    if !rows.is_empty() {
-        run.section(Section::Speed, processes);
-        for index in 0..processes {
-            run.step(&format!("processes of {} rows", rows.len()));
-            let mut args = vec![
-                "--child".to_owned(),
-                "speed".to_owned(),
-                index.to_string(),
-                options.effort.flag().to_owned(),
-                "--processes".to_owned(),
-                processes.to_string(),
-            ];
-            if let Some(filter) = &options.filter {
-                args.extend(["--filter".to_owned(), filter.clone()]);
-            }
-            let output = procs::run_self(&args, run)?;
-            let child = serde_json::from_str::<ChildSamples<RawCell>>(&output)
-                .map_err(|e| format!("speed child {index}: cannot read its samples: {e}"))?;
-            stack_offsets.push(child.stack_offset);
-            clock_overheads.push(child.clock_overhead_ns);
-            raw.extend(child.cells.into_iter().map(|cell| RawCell { process: index, ..cell }));
-        }
-    }
-    let cells = combine(raw);
-    Ok(SpeedResults {
+    SpeedResults::measure(
+        ("speed", Section::Speed),
         rows,
-        cells,
-        stack_offsets,
-        clock_overheads,
-        samples_per_process: options.effort.samples(),
-        elapsed: started.elapsed(),
-    })
+        (options, run),
+        |c: RawCell| ((c.row, c.form, c.contender), c.heap_events, c.samples),
+        |a, b| a.0 == b.0 && a.1 == b.1,
+        |(row, form, contender), p| CellResult {
+            row,
+            form,
+            contender,
+            median_ns: p.median_ns,
+            process_medians: p.process_medians,
+            process_ratios: p.process_ratios,
+            heap_events: p.heap_events,
+            samples: p.samples,
+        },
+    )
 }
 
 /// One child's samples of one cell.
@@ -185,75 +150,8 @@ struct RawCell {
     row: String,
     form: Form,
     contender: String,
-    /// Which child measured it (set by the parent).
-    #[serde(skip)]
-    process: usize,
     heap_events: usize,
     samples: Vec<f64>,
-}
-
-/// Pools each cell's samples over the processes.
-fn combine(raw: Vec<RawCell>) -> Vec<CellResult> {
-    let mut cells: Vec<(CellResult, Vec<f64>)> = Vec::new();
-    for mut cell in raw {
-        let process_median = harness::median(&mut cell.samples);
-        let existing =
-            cells.iter_mut().find(|(c, _)| c.row == cell.row && c.form == cell.form && c.contender == cell.contender);
-        let (result, pooled) = match existing {
-            Some(entry) => entry,
-            None => {
-                cells.push((
-                    CellResult {
-                        row: cell.row.clone(),
-                        form: cell.form,
-                        contender: cell.contender.clone(),
-                        median_ns: 0.0,
-                        process_medians: Vec::new(),
-                        process_ratios: Vec::new(),
-                        heap_events: 0,
-                        samples: 0,
-                    },
-                    Vec::new(),
-                ));
-                cells.last_mut().expect("just pushed")
-            }
-        };
-        debug_assert_eq!(result.process_medians.len(), cell.process);
-        result.process_medians.push(process_median);
-        result.heap_events += cell.heap_events;
-        pooled.extend_from_slice(&cell.samples);
-    }
-    let mut cells: Vec<CellResult> = cells
-        .into_iter()
-        .map(|(mut result, mut pooled)| {
-            result.samples = pooled.len();
-            result.median_ns = harness::median(&mut pooled);
-            result
-        })
-        .collect();
-    let ratios: Vec<Vec<f64>> = cells
-        .iter()
-        .map(|cell| {
-            let peers: Vec<&CellResult> =
-                cells.iter().filter(|other| other.row == cell.row && other.form == cell.form).collect();
-            cell.process_medians
-                .iter()
-                .enumerate()
-                .map(|(process, median)| {
-                    let fastest = peers
-                        .iter()
-                        .filter_map(|peer| peer.process_medians.get(process))
-                        .copied()
-                        .fold(f64::INFINITY, f64::min);
-                    median / fastest
-                })
-                .collect()
-        })
-        .collect();
-    for (cell, ratios) in cells.iter_mut().zip(ratios) {
-        cell.process_ratios = ratios;
-    }
-    cells
 }
 
 /// Child side: measures every selected row once and prints raw samples.
@@ -298,28 +196,22 @@ fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
 #[inline(never)]
 fn measure_rows(options: &Options) -> String {
     let rows = rows::selected(options.filter.as_deref());
-    let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
-    let marker = 0u8;
-    let stack_offset = std::hint::black_box(&marker) as *const u8 as usize % 64;
-    harness::spin(Duration::from_millis(300));
-    let clock = Clock::calibrate();
-
-    let mut cells = Vec::new();
-    for row in &rows {
-        let (labels, mut samplers): (Vec<_>, Vec<_>) =
-            row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
-        let results = harness::run_interleaved(&mut samplers, &clock, plan);
-        for ((contender, form), samples) in labels.into_iter().zip(results) {
-            cells.push(RawCell {
-                row: row.name.clone(),
-                form,
-                contender: contender.to_owned(),
-                process: 0,
-                heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-            });
+    procs::child_samples(options, |clock, plan| {
+        let mut cells = Vec::new();
+        for row in &rows {
+            let (labels, mut samplers): (Vec<_>, Vec<_>) =
+                row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
+            let results = harness::run_interleaved(&mut samplers, clock, plan);
+            for ((contender, form), samples) in labels.into_iter().zip(results) {
+                cells.push(RawCell {
+                    row: row.name.clone(),
+                    form,
+                    contender: contender.to_owned(),
+                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
+                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
+                });
+            }
         }
-    }
-    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
-    serde_json::to_string(&samples).expect("samples serialize")
+        cells
+    })
 }

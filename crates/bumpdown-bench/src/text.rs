@@ -12,3 +12,14 @@ pub fn thousands(n: usize) -> String {
     }
     out
 }
+
+/// Nanoseconds with about three significant digits.
+pub fn ns(value: f64) -> String {
+    if value < 10.0 {
+        format!("{value:.2}")
+    } else if value < 100.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.0}")
+    }
+}

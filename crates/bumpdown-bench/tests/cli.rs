@@ -56,7 +56,7 @@ fn compare_exits_0_for_the_same_run_and_2_for_a_missing_file() {
     let cell = r#"{"row": "alloc_u8", "form": "local", "contender": "bumpdown", "median_ns": 1.5,
         "process_medians": [1.5, 1.52], "process_ratios": [1.0, 1.0], "heap_events": 0, "samples": 10}"#;
     let results = format!(
-        r#"{{"format_version": 1, "effort": "quick", "resets": [], "threads": [], "failed": [],
+        r#"{{"format_version": 2, "effort": "quick", "resets": [], "threads": [], "failed": [],
         "machine": {{"cpu": "x", "cores": 2, "kernel": "k", "rustc": "r", "crates": [], "date": "d",
             "c_probes": [false, "none"]}},
         "speed": {{"rows": [{{"name": "alloc_u8", "what": "w", "unit": "alloc"}}], "cells": [{cell}],

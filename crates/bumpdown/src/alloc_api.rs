@@ -29,6 +29,18 @@ pub(crate) mod prelude {
 }
 use prelude::*;
 
+/// The deliberate slowdown of the benchmark's self-test (`--cfg bumpdown_slow_alloc`,
+/// never in a normal build): about a hundred cycles of busy work at the top of every
+/// `alloc`, so that `bumpdown-bench compare` must flag the rows that call it
+/// (`crates/bumpdown-bench/tests/slowdown.rs`).
+#[cfg(bumpdown_slow_alloc)]
+#[inline(never)]
+pub(crate) fn planted_slowdown() {
+    for i in 0..64u32 {
+        core::hint::black_box(i);
+    }
+}
+
 macro_rules! alloc_api {
     ($ret:lifetime) => {
     /// Moves `val` into the arena and returns a reference to it. It is never dropped.
@@ -45,6 +57,8 @@ macro_rules! alloc_api {
     #[inline(always)]
     #[track_caller]
     pub fn alloc<T>(&self, val: T) -> &$ret mut T {
+        #[cfg(bumpdown_slow_alloc)]
+        $crate::alloc_api::planted_slowdown();
         // SAFETY: a fresh block holding `val` (`Engine::alloc_value`).
         unsafe { hand_out(Engine::alloc_value(self, val)) }
     }
