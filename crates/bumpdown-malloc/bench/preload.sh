@@ -56,8 +56,9 @@ done
 # shellcheck disable=SC2086 # file names, one word each
 [ -z "$inputs" ] || python3 "$BENCH/gen_inputs.py" "$OUT" $inputs
 
-# run LABEL TOOL CMD...: times CMD under every allocator if TOOL is installed and LABEL
-# is wanted (EXTRA: more allocators, e.g. the pure bump mode).
+# run LABEL TOOL NAME CMD...: times CMD under every allocator (and those in EXTRA, e.g.
+# the pure bump mode) if TOOL is installed and LABEL is wanted. A setting the program
+# needs goes in CMD through `env` (which execs the program: run.py's pid check holds).
 run() {
     label=$1 tool=$2
     shift 2
@@ -70,8 +71,9 @@ run() {
     python3 "$BENCH/run.py" "$RUNS" "$@" -- $ALLOCS ${EXTRA:-}
 }
 FILECHECK=$(command -v FileCheck-14 || command -v FileCheck || echo /usr/lib/llvm-14/bin/FileCheck)
-EXTRA="bumpdown-bump=LD_PRELOAD=$SO,BUMPDOWN_MODE=bump" \
-    run FileCheck "$FILECHECK" FileCheck "$FILECHECK" "$OUT/check.txt" --input-file "$OUT/input.txt"
+EXTRA="bumpdown-bump=LD_PRELOAD=$SO,BUMPDOWN_MODE=bump"
+run FileCheck "$FILECHECK" FileCheck "$FILECHECK" "$OUT/check.txt" --input-file "$OUT/input.txt"
+EXTRA=""
 run clang clang-14 "clang-14 -fsyntax-only" clang-14 -fsyntax-only -std=c++17 "$OUT/big.cpp"
 # The compiler proper (cc1) and the assembler are children of the driver; all run
 # preloaded, the peak RSS is the largest of them, and the object file is the output.
@@ -80,8 +82,8 @@ run jq jq jq jq "[.[] | select(.score > 0.5) | {name, tags}] | length" "$OUT/big
 # The system's python3 (a version manager's shim is a shell script), every object from
 # malloc rather than python's own small-object allocator.
 PYTHON=$(command -v /usr/bin/python3 || command -v python3)
-PYTHONMALLOC=malloc run python "$PYTHON" "python3 (PYTHONMALLOC=malloc)" "$PYTHON" "$BENCH/py_workload.py"
-LC_ALL=C run sort sort "sort 50 MB" sort "$OUT/lines.txt"
+run python "$PYTHON" "python3 (PYTHONMALLOC=malloc)" env PYTHONMALLOC=malloc "$PYTHON" "$BENCH/py_workload.py"
+run sort sort "sort 50 MB" env LC_ALL=C sort "$OUT/lines.txt"
 if wants git && command -v git >/dev/null 2>&1 && [ ! -d "$OUT/repo.git" ]; then
     git init -q --bare "$OUT/repo.git.tmp"
     git -C "$OUT/repo.git.tmp" fast-import --quiet < "$OUT/repo.fi"
