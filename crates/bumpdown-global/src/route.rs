@@ -78,9 +78,9 @@ pub const fn chunk_for(size: usize, align: usize, mode: Mode) -> Option<usize> {
 /// `__rust_alloc`.)
 ///
 /// # Safety
-/// `csz` came from [`chunk_for`]`(_, align, mode)`; `align` is a power of two; `init`,
-/// called to set the region up if it is not yet, does not allocate through a front end
-/// that uses `S`.
+/// `csz` came from [`chunk_for`]`(_, align, mode)`; `align` is a power of two, at most
+/// `GRAIN` when `S::CHUNK_PHASE` is not 0; `init`, called to set the region up if it is
+/// not yet, does not allocate through a front end that uses `S`.
 #[inline(always)]
 pub unsafe fn alloc<S: HeapSlot, const ZERO: bool>(
     csz: usize,
@@ -89,8 +89,9 @@ pub unsafe fn alloc<S: HeapSlot, const ZERO: bool>(
     init: &impl Fn() -> region::Options,
 ) -> *mut u8 {
     // SAFETY: `csz` came from `chunk_size(_, align, mode)` and `align` is a power of two
-    // at most MAX_ALIGN (`chunk_for`); neither the heap nor `init` allocates through `S`
-    // (the caller).
+    // at most MAX_ALIGN (`chunk_for`), and at most GRAIN for a phased slot (the caller);
+    // `S::CHUNK_PHASE` is the heap's phase (`HeapSlot`'s contract); neither the heap nor
+    // `init` allocates through `S` (the caller).
     unsafe { S::with_heap(|heap| heap.alloc::<ZERO>(csz, align, mode, S::CHUNK_PHASE, init)) }
 }
 
@@ -131,7 +132,8 @@ pub unsafe fn resize<S: HeapSlot>(chunk: *mut u8, old: usize, new: usize, mode: 
     if new == old {
         return Resize::Same;
     }
-    // SAFETY: forwarded caller contract; resizing never allocates.
+    // SAFETY: forwarded caller contract; `S::CHUNK_PHASE` is the heap's phase (`HeapSlot`'s
+    // contract); resizing never allocates.
     if unsafe { S::with_heap(|heap| heap.resize_in_place(chunk, old, new, mode, S::CHUNK_PHASE)) } {
         Resize::InPlace
     } else {
