@@ -132,6 +132,7 @@ impl Chunk {
         unsafe { alloc.deallocate(self.0.cast(), layout) }
     }
 
+    #[inline]
     fn header(&self) -> &ChunkHeader {
         // SAFETY: a `Chunk` in use points at an initialized header of a live block:
         // only `free` ends the block, and its caller promises that no copy of the
@@ -140,14 +141,17 @@ impl Chunk {
     }
 
     /// The whole block's size in bytes, header included.
+    #[inline]
     pub(crate) fn size(&self) -> usize {
         self.header().size
     }
 
+    #[inline]
     pub(crate) fn prev(&self) -> Option<Chunk> {
         NonNull::new(self.header().prev).map(Chunk)
     }
 
+    #[inline]
     pub(crate) fn set_prev(&self, prev: Option<Chunk>) {
         let prev = prev.map_or(ptr::null_mut(), |c| c.0.as_ptr());
         // SAFETY: the header is live (see `header`); the arena that owns the chunk has
@@ -155,10 +159,12 @@ impl Chunk {
         unsafe { (*self.0.as_ptr()).prev = prev }
     }
 
+    #[inline]
     pub(crate) fn next(&self) -> Option<Chunk> {
         NonNull::new(self.header().next).map(Chunk)
     }
 
+    #[inline]
     pub(crate) fn set_next(&self, next: Option<Chunk>) {
         let next = next.map_or(ptr::null_mut(), |c| c.0.as_ptr());
         // SAFETY: as in `set_prev`.
@@ -166,38 +172,46 @@ impl Chunk {
     }
 
     /// See `ChunkHeader::used_before`.
+    #[inline]
     pub(crate) fn used_before(&self) -> usize {
         self.header().used_before
     }
 
+    #[inline]
     pub(crate) fn set_used_before(&self, used: usize) {
         // SAFETY: as in `set_prev`.
         unsafe { (*self.0.as_ptr()).used_before = used }
     }
 
+    #[inline]
     pub(crate) fn saved_ptr(&self) -> usize {
         self.header().saved_ptr
     }
 
+    #[inline]
     pub(crate) fn set_saved_ptr(&self, ptr: usize) {
         // SAFETY: as in `set_prev`.
         unsafe { (*self.0.as_ptr()).saved_ptr = ptr }
     }
 
     /// See `ChunkHeader::serial`.
+    #[inline]
     pub(crate) fn serial(&self) -> u64 {
         self.header().serial
     }
 
+    #[inline]
     pub(crate) fn set_serial(&self, serial: u64) {
         // SAFETY: as in `set_prev`.
         unsafe { (*self.0.as_ptr()).serial = serial }
     }
 
+    #[inline]
     pub(crate) fn base_addr(&self) -> usize {
         self.0.as_ptr().addr()
     }
 
+    #[inline]
     pub(crate) fn end_addr(&self) -> usize {
         self.base_addr() + self.size()
     }
@@ -205,16 +219,26 @@ impl Chunk {
     /// The lowest usable address: after the header, on a cache line (`DATA_ALIGN`), and
     /// never below `MIN_BOTTOM`
     /// (see `bumping`). A chunk that ends below `MIN_BOTTOM` has no usable bytes.
+    #[inline]
     pub(crate) fn bottom_addr(&self) -> usize {
-        usable_start(self.base_addr()).max(MIN_BOTTOM).min(self.end_addr())
+        self.bottom_addr_for_end(self.end_addr())
+    }
+
+    /// [`bottom_addr`](Chunk::bottom_addr), given the chunk's `end_addr` (read elsewhere).
+    #[inline]
+    pub(crate) fn bottom_addr_for_end(&self, end: usize) -> usize {
+        debug_assert_eq!(end, self.end_addr());
+        usable_start(self.base_addr()).max(MIN_BOTTOM).min(end)
     }
 
     /// Usable bytes, `bottom..end`.
+    #[inline]
     pub(crate) fn capacity(&self) -> usize {
         self.end_addr() - self.bottom_addr()
     }
 
     /// A pointer into this chunk at `addr`, carrying the chunk's provenance.
+    #[inline]
     pub(crate) fn ptr_at(&self, addr: usize) -> *mut u8 {
         debug_assert!(self.base_addr() <= addr && addr <= self.end_addr());
         self.0.as_ptr().cast::<u8>().with_addr(addr)

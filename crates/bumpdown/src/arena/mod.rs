@@ -137,6 +137,9 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     //   at its `saved_ptr`, placed at the chunk's high end (the bytes from it to the
     //   chunk's end are what it uses).
     pub(crate) first: Cell<Option<Chunk>>,
+    /// The end address of `first`'s block (0 while there is none): a reset makes `first`
+    /// current without reading its header, a line the fill left long before.
+    pub(crate) first_end: Cell<usize>,
     pub(crate) big: Cell<Option<Chunk>>,
     /// Bytes held from the backing allocator, all lists, headers included.
     pub(crate) held: Cell<usize>,
@@ -357,6 +360,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             end: Cell::new(empty),
             current: Cell::new(None),
             first: Cell::new(None),
+            first_end: Cell::new(0),
             big: Cell::new(None),
             start: Cell::new(empty),
             held: Cell::new(0),
@@ -508,6 +512,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             chunk.set_prev(None);
             chunk.set_next(None);
             self.first.set(Some(chunk));
+            self.first_end.set(chunk.end_addr());
             return;
         };
         let next = current.next();
@@ -525,7 +530,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let (prev, next) = (chunk.prev(), chunk.next());
         match prev {
             Some(prev) => prev.set_next(next),
-            None => self.first.set(next),
+            None => {
+                self.first.set(next);
+                self.first_end.set(next.map_or(0, |next| next.end_addr()));
+            }
         }
         if let Some(next) = next {
             next.set_prev(prev);
@@ -653,7 +661,36 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// `reset` of an arena that moved past chunks or holds out-of-band ones.
     #[inline(never)]
     fn reset_chunks(&mut self) {
-        self.reset_with_limit(usize::MAX)
+        match self.first.get() {
+            // Regular chunks only (the common case: a fill that outgrew a chunk): what
+            // `reset_with_limit` and `install` do, without the steps that have nothing to
+            // do here (no out-of-band list to free, no chunk to retire), one epoch step
+            // for both, and the first chunk's end from `first_end`, not from its header.
+            Some(first) if self.big.get().is_none() && !crate::poison::ACTIVE && !cfg!(bumpdown_asan) => {
+                self.update_peak();
+                self.ledger.reset();
+                self.retired_used.set(0);
+                // The new epoch makes every checkpoint stale and stamps the chunk made
+                // current (see `install`).
+                self.epoch.set(self.epoch.get().wrapping_add(1));
+                first.set_serial(self.epoch.get());
+                first.set_used_before(0);
+                let end = self.first_end.get();
+                let bottom = first.bottom_addr_for_end(end);
+                first.set_saved_ptr(bottom);
+                self.current.set(Some(first));
+                // As in `install`: `bottom` and the end are multiples of CHUNK_ALIGN and
+                // the pointers carry the chunk's provenance.
+                let start = first.ptr_at(bottom);
+                self.start.set(start);
+                self.ptr.set(start);
+                self.end.set(first.ptr_at(end));
+                // One chunk in use, none retired, nothing out of band, every checkpoint
+                // stale: the next `reset` can take its fast path.
+                self.dirty.set(false);
+            }
+            _ => self.reset_with_limit(usize::MAX),
+        }
     }
 
     /// Like [`reset`](Arena::reset), but keeps regular chunks only up to `retain` bytes in
@@ -1059,6 +1096,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             self.first.get().is_some(),
             "chunks but no current one, or the reverse"
         );
+        assert_eq!(self.first_end.get(), self.first.get().map_or(0, |first| first.end_addr()), "first_end");
         let mut prev = None;
         let mut cursor = self.first.get();
         let mut seen_current = self.current.get().is_none();
