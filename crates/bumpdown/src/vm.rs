@@ -51,22 +51,6 @@ const BACKGROUND_PIECE: usize = HUGE_PAGE;
 /// `mprotect` waits for the thread's populating call in progress to finish.
 const PREPARE_STEP: usize = 64 << 20;
 
-/// Asks the CPU to start loading the line
-/// [`PREFETCH_AHEAD`](crate::bumping::PREFETCH_AHEAD) bytes above `top` (one
-/// `prefetcht0` on x86-64; nothing elsewhere, or under Miri).
-#[inline(always)]
-fn prefetch_ahead(top: *mut u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never
-    // faults, whatever the address. `wrapping_add` makes no claim about the address.
-    unsafe {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(top.wrapping_add(crate::bumping::PREFETCH_AHEAD).cast::<i8>());
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = top;
-}
-
 /// What [`VmArena::reset`] does with the pages the arena used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -722,6 +706,7 @@ impl<const MIN_ALIGN: usize> VmArena<MIN_ALIGN> {
 unsafe impl<const MIN_ALIGN: usize> Cursor for VmArena<MIN_ALIGN> {
     const MIN_ALIGN: usize = MIN_ALIGN;
     const UP: bool = true;
+    const PREFETCHES: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
@@ -737,7 +722,7 @@ unsafe impl<const MIN_ALIGN: usize> Cursor for VmArena<MIN_ALIGN> {
     #[inline(always)]
     unsafe fn set_cursor(&self, p: *mut u8) {
         self.top.set(p);
-        prefetch_ahead(p);
+        crate::engine::prefetch_ahead(p);
     }
 
     /// The committed part has no room: commits more (or fails at the limit or the end
