@@ -1,6 +1,6 @@
-//! bumpalo's `collections` module: bumpdown's [`Vec`] and [`String`] (the same types,
-//! which drop what they own), and bumpalo's [`CollectIn`] / [`FromIteratorIn`] traits,
-//! whose `collect_in` takes one type parameter so `collect_in::<Vec<_>>(&bump)` works.
+//! bumpalo's `collections` module: [`Vec`] and [`String`] in a [`Bump`], which drop what
+//! they own, and bumpalo's [`CollectIn`] / [`FromIteratorIn`] traits, whose `collect_in` takes one type parameter so `collect_in::<Vec<_>>(&bump)`
+//! works.
 //!
 //! ```
 //! use bumpdown_bumpalo::collections::{CollectIn, String, Vec};
@@ -14,12 +14,39 @@
 //! let s: String = "abc".chars().rev().collect_in(&bump);
 //! assert_eq!((squares.as_slice(), s.as_str()), (&[1, 4, 9][..], "cba"));
 //! ```
+//!
+//! `Vec` and `String` are thin wrappers (`#[repr(transparent)]`) around bumpdown's own
+//! [`bumpdown::collections::Vec`] and [`String`](bumpdown::collections::String): every
+//! method forwards to bumpdown's, inlined. They exist for their constructors, which take
+//! `&'bump Bump` as bumpalo's do (bumpdown's take any arena, `&A` where
+//! `A: ArenaAllocator`), so that a caller's own type that dereferences to `Bump` can be
+//! passed by reference and is deref-coerced to `&Bump`:
+//!
+//! ```
+//! use bumpdown_bumpalo::collections::{String, Vec};
+//! use bumpdown_bumpalo::Bump;
+//!
+//! struct Allocator(Bump);
+//! impl core::ops::Deref for Allocator {
+//!     type Target = Bump;
+//!     fn deref(&self) -> &Bump {
+//!         &self.0
+//!     }
+//! }
+//!
+//! let allocator = Allocator(Bump::new());
+//! let s = String::from_str_in("coerced", &allocator);
+//! let v: Vec<u8> = Vec::with_capacity_in(4, &allocator);
+//! assert_eq!((s.as_str(), v.capacity() >= 4), ("coerced", true));
+//! ```
 
 use crate::Bump;
 
-pub use bumpdown::collections::string;
-pub use bumpdown::collections::vec;
-pub use bumpdown::collections::{String, Vec};
+pub mod string;
+pub mod vec;
+
+pub use self::string::String;
+pub use self::vec::Vec;
 
 /// Building a collection from an iterator, in an arena: what [`CollectIn::collect_in`]
 /// calls. `Alloc` is what the collection allocates from (`&Bump`).
@@ -46,9 +73,7 @@ impl<'bump, T> FromIteratorIn<T> for Vec<'bump, T> {
     type Alloc = &'bump Bump;
 
     fn from_iter_in<I: IntoIterator<Item = T>>(iter: I, bump: &'bump Bump) -> Self {
-        let mut v = Vec::new_in(bump);
-        v.extend(iter);
-        v
+        Vec::from_iter_in(iter, bump)
     }
 }
 
@@ -62,8 +87,19 @@ impl<'bump> FromIteratorIn<char> for String<'bump> {
     }
 }
 
+/// bumpdown's addition: the strings concatenated.
+impl<'bump, 'c> FromIteratorIn<&'c str> for String<'bump> {
+    type Alloc = &'bump Bump;
+
+    fn from_iter_in<I: IntoIterator<Item = &'c str>>(iter: I, bump: &'bump Bump) -> Self {
+        let mut s = String::new_in(bump);
+        s.extend(iter);
+        s
+    }
+}
+
 #[cfg(feature = "boxed")]
-impl<'bump, T> FromIteratorIn<T> for bumpdown::collections::Box<'bump, [T]> {
+impl<'bump, T> FromIteratorIn<T> for crate::boxed::Box<'bump, [T]> {
     type Alloc = &'bump Bump;
 
     fn from_iter_in<I: IntoIterator<Item = T>>(iter: I, bump: &'bump Bump) -> Self {
