@@ -1,5 +1,6 @@
 //! bumpalo's `collections` module: [`Vec`] and [`String`] in a [`Bump`], which drop what
-//! they own, and bumpalo's [`CollectIn`] / [`FromIteratorIn`] traits, whose `collect_in` takes one type parameter so `collect_in::<Vec<_>>(&bump)`
+//! they own, [`CollectionAllocErr`], and bumpalo's [`CollectIn`] / [`FromIteratorIn`]
+//! traits, whose `collect_in` takes one type parameter so `collect_in::<Vec<_>>(&bump)`
 //! works.
 //!
 //! ```
@@ -40,13 +41,81 @@
 //! assert_eq!((s.as_str(), v.capacity() >= 4), ("coerced", true));
 //! ```
 
-use crate::Bump;
+use core::fmt;
+
+use crate::{AllocErr, Bump};
 
 pub mod string;
 pub mod vec;
 
 pub use self::string::String;
 pub use self::vec::Vec;
+
+/// Why `try_reserve` failed: bumpalo's error of [`Vec::try_reserve`],
+/// [`Vec::try_reserve_exact`] (and, in the facade, [`String::try_reserve`] and
+/// [`Vec::try_with_capacity_in`]). The collection is unchanged.
+///
+/// ```
+/// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
+/// use bumpdown_bumpalo::Bump;
+///
+/// let bump = Bump::new();
+/// let mut v: Vec<u64> = Vec::new_in(&bump);
+/// assert_eq!(v.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+/// bump.set_allocation_limit(Some(0));
+/// assert_eq!(v.try_reserve(8), Err(CollectionAllocErr::AllocErr));
+/// ```
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum CollectionAllocErr {
+    /// The capacity asked for overflows: more than `isize::MAX` bytes, or a length past
+    /// `usize::MAX`.
+    CapacityOverflow,
+    /// The arena could not provide the memory (out of memory, or over its allocation
+    /// limit).
+    AllocErr,
+}
+
+/// bumpdown's error, sorted into bumpalo's two kinds: a size that cannot form a layout
+/// is `CapacityOverflow`, any other failure `AllocErr`.
+impl From<bumpdown::AllocError> for CollectionAllocErr {
+    #[inline]
+    fn from(e: bumpdown::AllocError) -> Self {
+        match e.kind() {
+            bumpdown::AllocErrorKind::InvalidLayout => CollectionAllocErr::CapacityOverflow,
+            _ => CollectionAllocErr::AllocErr,
+        }
+    }
+}
+
+impl From<AllocErr> for CollectionAllocErr {
+    #[inline]
+    fn from(_: AllocErr) -> Self {
+        CollectionAllocErr::AllocErr
+    }
+}
+
+/// A layout that cannot be made (`Layout::array::<T>(n)?`) is a capacity overflow, as
+/// in bumpalo.
+impl From<core::alloc::LayoutError> for CollectionAllocErr {
+    #[inline]
+    fn from(_: core::alloc::LayoutError) -> Self {
+        CollectionAllocErr::CapacityOverflow
+    }
+}
+
+/// bumpdown's addition (bumpalo's has only `Debug`).
+impl fmt::Display for CollectionAllocErr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CollectionAllocErr::CapacityOverflow => "capacity overflow",
+            CollectionAllocErr::AllocErr => "memory allocation failed",
+        })
+    }
+}
+
+/// bumpdown's addition (bumpalo's has none), with the `std` feature.
+#[cfg(feature = "std")]
+impl std::error::Error for CollectionAllocErr {}
 
 /// Building a collection from an iterator, in an arena: what [`CollectIn::collect_in`]
 /// calls. `Alloc` is what the collection allocates from (`&Bump`).

@@ -15,7 +15,7 @@ use core::str::Utf8Error;
 pub use bumpdown::collections::string::{Drain, FromUtf16Error};
 use bumpdown::collections::String as ArenaString;
 
-use super::{FromIteratorIn, Vec};
+use super::{CollectionAllocErr, FromIteratorIn, Vec};
 use crate::Bump;
 
 /// A growable UTF-8 string in a [`Bump`], as bumpalo's `String`. It dereferences to
@@ -228,10 +228,20 @@ impl<'bump> String<'bump> {
     }
 
     /// Like [`reserve`](String::reserve), returning an error instead of panicking; the
-    /// string is unchanged on error (bumpdown's; bumpalo's `String` has none).
+    /// string is unchanged on error. (bumpalo's `String` has none; the facade's returns
+    /// its `Vec`'s error type.)
+    ///
+    /// ```
+    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, String};
+    ///
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// let mut s = String::from_str_in("abc", &bump);
+    /// assert_eq!(s.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    /// assert_eq!(s, "abc");
+    /// ```
     #[inline]
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), bumpdown::AllocError> {
-        self.0.try_reserve(additional)
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
+        Ok(self.0.try_reserve(additional)?)
     }
 
     /// Lowers the capacity to the length, in place.

@@ -18,6 +18,7 @@ use core::slice::{self, SliceIndex};
 pub use bumpdown::collections::vec::{Drain, DrainFilter, IntoIter};
 use bumpdown::collections::Vec as ArenaVec;
 
+use super::CollectionAllocErr;
 use crate::Bump;
 
 /// A contiguous growable array in a [`Bump`], as bumpalo's `Vec`: it drops its
@@ -71,8 +72,16 @@ impl<'bump, T> Vec<'bump, T> {
 
     /// Like [`with_capacity_in`](Vec::with_capacity_in), returning an error instead of
     /// panicking (bumpdown's; bumpalo has no such constructor).
+    ///
+    /// ```
+    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
+    ///
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// let err = Vec::<u64>::try_with_capacity_in(usize::MAX, &bump).unwrap_err();
+    /// assert_eq!(err, CollectionAllocErr::CapacityOverflow);
+    /// ```
     #[inline]
-    pub fn try_with_capacity_in(capacity: usize, bump: &'bump Bump) -> Result<Self, bumpdown::AllocError> {
+    pub fn try_with_capacity_in(capacity: usize, bump: &'bump Bump) -> Result<Self, CollectionAllocErr> {
         Ok(Vec(ArenaVec::try_with_capacity_in(capacity, bump)?))
     }
 
@@ -234,16 +243,35 @@ impl<'bump, T> Vec<'bump, T> {
 
     /// Like [`reserve`](Vec::reserve), returning an error instead of panicking; the
     /// vector is unchanged on error.
+    ///
+    /// ```
+    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
+    ///
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// let mut v = Vec::from_iter_in([1u32], &bump);
+    /// assert_eq!(v.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    /// assert_eq!(v.try_reserve(10), Ok(()));
+    /// assert!(v.capacity() >= 11);
+    /// ```
     #[inline]
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), bumpdown::AllocError> {
-        self.0.try_reserve(additional)
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
+        Ok(self.0.try_reserve(additional)?)
     }
 
     /// Like [`reserve_exact`](Vec::reserve_exact), returning an error instead of
     /// panicking; the vector is unchanged on error.
+    ///
+    /// ```
+    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
+    ///
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// bump.set_allocation_limit(Some(0));
+    /// let mut v = Vec::<u8>::new_in(&bump);
+    /// assert_eq!(v.try_reserve_exact(16), Err(CollectionAllocErr::AllocErr));
+    /// ```
     #[inline]
-    pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), bumpdown::AllocError> {
-        self.0.try_reserve_exact(additional)
+    pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
+        Ok(self.0.try_reserve_exact(additional)?)
     }
 
     /// Lowers the capacity to the length, in place.
