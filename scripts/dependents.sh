@@ -37,11 +37,12 @@ crates=(
   "allocative|0.3.4|quick|--features bumpalo|chunk iteration: iter_allocated_chunks_raw and allocated_bytes"
   "uell|0.1.0|full||boxed::Box of a layout from alloc_layout: from_raw, leak, drop order (quickcheck)"
   "sycamore-reactive|0.8.1|full||boxed::Box of any value into_raw, kept as a dyn pointer, back through Box<dyn Trait>::from_raw and dropped in reverse; one Bump per reactive scope"
-  # Known to fail (run with --known): its own `Allocator` derefs to `Bump`, and bumpalo's
-  # `String::from_str_in(s, allocator)` then deref-coerces `&Allocator` to `&Bump`; the
-  # facade's collections take any bumpdown arena (`&A` where `A: ArenaAllocator`), and
-  # the compiler does not deref-coerce to a generic parameter (docs/MIGRATING.md).
-  "oxc_allocator|0.46.0|known||allocator-api2 Vec over &Bump, collections::String, Deref to Bump, alloc_str, allocated_bytes"
+  # Its own `Allocator` derefs to `Bump`, and it calls `String::from_str_in(s, allocator)`
+  # with `&Allocator`: the facade's constructors take `&'bump Bump`, as bumpalo's, so the
+  # compiler deref-coerces it (a constructor generic over the arena would not compile).
+  "oxc_allocator|0.46.0|full||alloc through its Allocator's Deref to Bump, allocator-api2 Vec over &Bump (grow, into_boxed_slice, serde); builds only if String::from_str_in(s, &Allocator) deref-coerces"
+  # Known to fail (run with --known): none at the moment. A line whose set is `known`
+  # runs only with --known (or --only); put the reason above it.
 )
 
 mode=full

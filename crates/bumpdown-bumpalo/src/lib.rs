@@ -24,8 +24,11 @@
 //!
 //! [`Bump`] is a thin wrapper around [`bumpdown::Arena`], and dereferences to it, so
 //! bumpdown's own methods (scopes, checkpoints, `stats`) are there too. The collections
-//! are bumpdown's own ([`bumpdown::collections`]), so a `Vec` made here is the same type
-//! as one made through bumpdown. Values in the arena are never dropped, as in bumpalo.
+//! and `Box` are thin wrappers around bumpdown's own ([`bumpdown::collections`]), every
+//! method forwarded: their constructors take `&Bump`, as bumpalo's do, so that a type
+//! that dereferences to `Bump` can be passed for it (see the `collections` module); `From` turns
+//! each into bumpdown's type without a copy. Values in the arena are never dropped, as
+//! in bumpalo.
 //!
 //! `docs/MIGRATING.md` in the repository lists every item of bumpalo's API: done,
 //! different (and why), or not yet.
@@ -50,21 +53,29 @@
 // How the crate is laid out (no logic here):
 //   bump.rs         `Bump`: constructors and the allocation API, forwarded to `Arena`
 //   error.rs        `AllocErr`, `AllocOrInitError`
-//   collections.rs  bumpdown's collections, and bumpalo's `CollectIn` / `FromIteratorIn`
+//   collections/    `Vec`, `String` (wrappers of bumpdown's, constructors over `&Bump`),
+//                   `CollectionAllocErr`, bumpalo's `CollectIn` / `FromIteratorIn`
+//   boxed.rs        `Box`, a wrapper of bumpdown's
+//   macros.rs       `vec!`, `format!`
 //   api2.rs         allocator-api2 0.2 and nightly `core::alloc::Allocator` for `&Bump`
 //   broken.rs       a planted bug for scripts/dependents.sh's self-test (a --cfg only)
 
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
 #[cfg(any(feature = "allocator-api2", all(feature = "allocator_api", bumpdown_nightly)))]
 mod api2;
+#[cfg(feature = "boxed")]
+pub mod boxed;
 #[cfg(bumpdown_bumpalo_broken)]
 mod broken;
 mod bump;
 #[cfg(feature = "collections")]
 pub mod collections;
 mod error;
+#[cfg(feature = "collections")]
+mod macros;
 
 pub use crate::bump::Bump;
 pub use crate::error::{AllocErr, AllocOrInitError};
@@ -85,21 +96,3 @@ pub type ChunkIter<'a> = bumpdown::AllocatedChunks<'a>;
 /// bumpalo's name for the iterator of `Bump::iter_allocated_chunks_raw`: the start and
 /// length of each chunk's used bytes.
 pub type ChunkRawIter<'a> = bumpdown::AllocatedChunksRaw<'a>;
-
-/// bumpalo's `boxed` module: [`Box`](boxed::Box), a pointer to a value in a [`Bump`]
-/// that drops it.
-///
-/// ```
-/// use bumpdown_bumpalo::{boxed::Box, Bump};
-///
-/// let bump = Bump::new();
-/// let b = Box::new_in([1, 2, 3], &bump);
-/// assert_eq!(b.iter().sum::<i32>(), 6);
-/// ```
-#[cfg(feature = "boxed")]
-pub mod boxed {
-    pub use bumpdown::collections::Box;
-}
-
-#[cfg(feature = "collections")]
-pub use bumpdown::{format, vec};

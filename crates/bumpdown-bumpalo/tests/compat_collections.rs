@@ -1,14 +1,16 @@
 //! The facade's `Vec`, `String` and `Box` against bumpalo 3.20's documented API for the
 //! methods added for it (dedup, drain_filter, pop_if, splice, extend_from_slices_copy,
 //! from_raw_parts_in, split_off, bump; from_utf16_in, replace_range, `+`; Box's
-//! downcast and Default) and the `serde` feature. Written here from bumpalo's API docs.
+//! downcast and Default), `CollectionAllocErr` from `try_reserve`, and the `serde`
+//! feature. Written here from bumpalo's API docs.
 
+use core::alloc::Layout;
 use core::any::Any;
 use std::cell::Cell;
 
 use bumpdown_bumpalo::boxed::Box;
-use bumpdown_bumpalo::collections::{CollectIn, String, Vec};
-use bumpdown_bumpalo::{format, vec, Bump};
+use bumpdown_bumpalo::collections::{CollectIn, CollectionAllocErr, String, Vec};
+use bumpdown_bumpalo::{format, vec, AllocErr, Bump};
 
 /// Counts drops, to check that what a method removes is dropped exactly once.
 #[derive(Debug)]
@@ -215,10 +217,12 @@ fn bump_gives_back_the_bump_a_collection_was_made_in() {
     let s = String::from_str_in("x", &bump);
     let b: &Bump = s.bump();
     assert!(core::ptr::eq(b, &bump));
-    // A collection made in bumpdown's own arena (through `Deref`) has no `Bump`.
-    let v = bumpdown::vec![in &*bump; 1u8];
-    assert!(v.arena_as::<Bump>().is_none());
-    assert!(std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| arena_of(&v).allocated_bytes())).is_err());
+    // A collection of bumpdown's made in the arena underneath (through `Deref`) has no
+    // `Bump`; one converted from the facade's keeps it.
+    let core = bumpdown::vec![in &*bump; 1u8];
+    assert!(core.arena_as::<Bump>().is_none());
+    let core: bumpdown::collections::Vec<u8> = v.into();
+    assert!(core::ptr::eq(core.arena_as::<Bump>().unwrap(), &bump));
 }
 
 #[test]
@@ -318,4 +322,129 @@ fn from_iter_in_ranges_and_box_conversions_as_in_bumpalo() {
     let from_vec: Box<[u32]> = v.into();
     assert_eq!(*back, [2, 4, 6]);
     assert_eq!(*from_vec, [1, 2, 3]);
+}
+
+// ----- CollectionAllocErr: what bumpalo's `try_reserve` returns -------------------------
+
+/// The two kinds `try_reserve` can fail with, sorted as bumpalo sorts them.
+#[test]
+fn try_reserve_past_isize_max_or_usize_max_is_a_capacity_overflow() {
+    let bump = Bump::new();
+    let mut v: Vec<u64> = vec![in &bump; 1, 2];
+    let cap = v.capacity();
+    // `len + additional` overflows `usize`.
+    assert_eq!(v.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    assert_eq!(v.try_reserve_exact(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    // It fits `usize`, but not `isize::MAX` bytes of `u64`s.
+    let too_many = isize::MAX as usize / 8;
+    assert_eq!(v.try_reserve(too_many), Err(CollectionAllocErr::CapacityOverflow));
+    assert_eq!(v.try_reserve_exact(too_many), Err(CollectionAllocErr::CapacityOverflow));
+    // Unchanged, and still usable.
+    assert_eq!((v.as_slice(), v.capacity()), (&[1, 2][..], cap));
+    v.extend([3, 4, 5]);
+    assert_eq!(v, [1, 2, 3, 4, 5]);
+    assert_eq!(v.try_reserve(100), Ok(()));
+    assert!(v.capacity() >= 105);
+    assert_eq!(v.try_reserve_exact(3), Ok(()));
+
+    // Zero-sized elements have room for `usize::MAX` of them: only the count overflows.
+    let mut units: Vec<()> = Vec::new_in(&bump);
+    assert_eq!(units.try_reserve(usize::MAX), Ok(()));
+    units.push(());
+    assert_eq!(units.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    assert_eq!(units.len(), 1);
+
+    assert_eq!(Vec::<u64>::try_with_capacity_in(too_many, &bump).err(), Some(CollectionAllocErr::CapacityOverflow));
+}
+
+#[test]
+fn try_reserve_over_the_allocation_limit_is_an_alloc_err_and_leaves_the_collection_usable() {
+    let bump = Bump::with_capacity(1024);
+    let mut v = Vec::with_capacity_in(4, &bump);
+    v.extend([1u8, 2, 3, 4]);
+    let mut s = String::from_str_in("abc", &bump);
+    // No new chunk may be taken; the first one cannot hold a megabyte.
+    bump.set_allocation_limit(Some(bump.allocated_bytes_including_metadata()));
+    assert_eq!(v.try_reserve(1 << 20), Err(CollectionAllocErr::AllocErr));
+    assert_eq!(v.try_reserve_exact(1 << 20), Err(CollectionAllocErr::AllocErr));
+    assert_eq!(s.try_reserve(1 << 20), Err(CollectionAllocErr::AllocErr));
+    assert_eq!(Vec::<u8>::try_with_capacity_in(1 << 20, &bump).err(), Some(CollectionAllocErr::AllocErr));
+    // Unchanged, and they still grow inside the chunk they have.
+    assert_eq!((v.as_slice(), s.as_str()), (&[1, 2, 3, 4][..], "abc"));
+    v.push(5);
+    s.push_str("de");
+    assert_eq!((v.as_slice(), s.as_str()), (&[1, 2, 3, 4, 5][..], "abcde"));
+    // Past the limit, the same requests succeed.
+    bump.set_allocation_limit(None);
+    assert_eq!(v.try_reserve(1 << 20), Ok(()));
+    assert_eq!(s.try_reserve(1 << 20), Ok(()));
+    assert!(v.capacity() >= (1 << 20) + 5 && s.capacity() >= (1 << 20) + 5);
+    assert_eq!((v.as_slice(), s.as_str()), (&[1, 2, 3, 4, 5][..], "abcde"));
+}
+
+#[test]
+fn string_try_reserve_reports_a_capacity_overflow() {
+    let bump = Bump::new();
+    let mut s = String::from_str_in("añb", &bump);
+    assert_eq!(s.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    assert_eq!(s.try_reserve(isize::MAX as usize), Err(CollectionAllocErr::CapacityOverflow));
+    s.push('!');
+    assert_eq!(s, "añb!");
+}
+
+/// Code written against bumpalo's signatures: `?` from `try_reserve`, from a `Layout`
+/// error and from `AllocErr`, and an exhaustive match on the two variants.
+#[test]
+fn question_mark_and_match_work_as_with_bumpalo() {
+    fn reserve_both(v: &mut Vec<'_, u32>, s: &mut String<'_>, n: usize) -> Result<(), CollectionAllocErr> {
+        v.try_reserve(n)?;
+        s.try_reserve(n)?;
+        Ok(())
+    }
+    fn layout_of(n: usize) -> Result<Layout, CollectionAllocErr> {
+        Ok(Layout::array::<u64>(n)?)
+    }
+    fn alloc_in(bump: &Bump) -> Result<u8, CollectionAllocErr> {
+        Ok(*bump.try_alloc(7u8)?)
+    }
+    fn kind(e: &CollectionAllocErr) -> &'static str {
+        match e {
+            CollectionAllocErr::CapacityOverflow => "overflow",
+            CollectionAllocErr::AllocErr => "alloc",
+        }
+    }
+
+    let bump = Bump::new();
+    let mut v = Vec::new_in(&bump);
+    let mut s = String::new_in(&bump);
+    assert_eq!(reserve_both(&mut v, &mut s, 16), Ok(()));
+    assert_eq!(kind(&reserve_both(&mut v, &mut s, usize::MAX).unwrap_err()), "overflow");
+    assert_eq!(layout_of(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+    assert_eq!(layout_of(2).unwrap().size(), 16);
+    assert_eq!(alloc_in(&bump), Ok(7));
+    let limited = Bump::new();
+    limited.set_allocation_limit(Some(0));
+    let err = alloc_in(&limited).unwrap_err();
+    assert_eq!(kind(&err), "alloc");
+    assert_eq!(CollectionAllocErr::from(AllocErr), CollectionAllocErr::AllocErr);
+}
+
+#[test]
+fn collection_alloc_err_debug_display_error_clone_eq() {
+    let overflow = CollectionAllocErr::CapacityOverflow;
+    let alloc = CollectionAllocErr::AllocErr;
+    // `Debug` is derived, as bumpalo's: the variant's name.
+    assert_eq!(std::format!("{overflow:?} {alloc:?}"), "CapacityOverflow AllocErr");
+    assert_eq!(overflow.to_string(), "capacity overflow");
+    assert_eq!(alloc.to_string(), "memory allocation failed");
+    assert_eq!(overflow.clone(), overflow);
+    assert_ne!(overflow, alloc);
+    // With `std`, it is an `Error`: `?` into a boxed error.
+    fn boxed() -> Result<(), std::boxed::Box<dyn std::error::Error>> {
+        let bump = Bump::new();
+        let mut v: Vec<u8> = Vec::new_in(&bump);
+        v.try_reserve(usize::MAX)?;
+        Ok(())
+    }
+    assert_eq!(boxed().unwrap_err().to_string(), "capacity overflow");
 }
