@@ -37,3 +37,6 @@ mod speed;
 mod svg;
 mod text;
 mod threads;
+
+/// Where the README's benchmark section comes from (`tests/readme.rs` checks it).
+pub use report::{README_END, README_IMAGES, STORED_RUN};
