@@ -16,6 +16,27 @@ fn block(ptr: NonNull<u8>, size: usize) -> NonNull<[u8]> {
     NonNull::slice_from_raw_parts(ptr, size)
 }
 
+/// `grow`'s body, out of line and given the face by value (`&F`, not the allocator's
+/// `&&F`): a collection that keeps its allocator as a field then passes no address of
+/// itself to the call, so the compiler can keep its length and buffer pointer in
+/// registers across the element writes of a push or extend loop. With `&self` passed
+/// down instead, `allocator_api2`'s `Vec<u8, &Arena>` stored its length to memory after
+/// every byte of `extend_from_slice` (a `u8` store may alias anything whose address
+/// escaped).
+///
+/// # Safety
+/// As `Cursor::grow_raw`.
+#[inline(never)]
+unsafe fn grow_out_of_line<F: Cursor>(
+    face: &F,
+    ptr: NonNull<u8>,
+    old: Layout,
+    new: Layout,
+) -> Result<NonNull<u8>, crate::error::AllocError> {
+    // SAFETY: the caller's contract is `grow_raw`'s.
+    unsafe { face.grow_raw(ptr, old, new) }
+}
+
 macro_rules! impl_allocator {
     ($allocator:path, $error:path) => {
         impl_allocator!($allocator, $error, [const MIN_ALIGN: usize, A: BackingAllocator] Arena<MIN_ALIGN, A>);
@@ -55,13 +76,14 @@ macro_rules! impl_allocator {
                 unsafe { self.dealloc_raw(ptr, layout) }
             }
 
-            // Out of line: inlined into a caller's push loop, the capacity arithmetic
-            // around it would sit on that loop's hot path.
-            #[inline(never)]
+            // The work is out of line (inlined into a caller's push loop, the capacity
+            // arithmetic around it would sit on that loop's hot path), and gets the
+            // arena reference by value (see `grow_out_of_line`).
+            #[inline(always)]
             unsafe fn grow(&self, ptr: NonNull<u8>, old: Layout, new: Layout) -> Result<NonNull<[u8]>, $error> {
                 // SAFETY: the trait's caller promises `ptr` is live with `old` and
                 // `new.size() >= old.size()`.
-                match unsafe { self.grow_raw(ptr, old, new) } {
+                match unsafe { grow_out_of_line(*self, ptr, old, new) } {
                     Ok(p) => Ok(block(p, new.size())),
                     Err(_) => Err($error),
                 }
