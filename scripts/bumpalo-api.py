@@ -214,7 +214,7 @@ def signature(name, f):
             params.append(f"{pname}: {ty(t)}")
     head = f["header"]
     q = ("const " if head["is_const"] else "") + ("unsafe " if head["is_unsafe"] else "")
-    return f"{q}{name}{generics(f['generics'], False)}({', '.join(params)}){ret(sig['output'])}"
+    return f"{q}{name.lstrip(':')}{generics(f['generics'], False)}({', '.join(params)}){ret(sig['output'])}"
 
 
 def walk(doc):
@@ -242,7 +242,7 @@ def walk(doc):
                         continue
                     (k, v), = m["inner"].items()
                     if k == "function":
-                        yield "fn", f"{owner}::{signature(m['name'], v)}"
+                        yield "fn", signature(f"{owner}::{m['name']}", v)
                     elif k == "assoc_const":
                         yield "const", f"{owner}::{m['name']}"
                 continue
@@ -292,7 +292,7 @@ def walk(doc):
                 m = item(mid)
                 (mk, mv), = m["inner"].items()
                 if mk == "function":
-                    yield "fn", f"{path}::{signature(m['name'], mv)}"
+                    yield "fn", signature(f"{path}::{m['name']}", mv)
                 elif mk == "assoc_type":
                     yield "type", f"{path}::{m['name']}"
                 elif mk == "assoc_const":
@@ -302,7 +302,7 @@ def walk(doc):
                 if im["blanket_impl"] is None:
                     yield "impl", f"{ty(im['for'])}: {name}{args(im['trait'].get('args'))}{bounds_of(im['generics'])}"
         elif k == "function":
-            yield "fn", f"{prefix}::{signature(name, v)}"
+            yield "fn", signature(f"{prefix}::{name}", v)
         elif k == "macro":
             yield "macro", f"{prefix}::{name}!"
         elif k == "type_alias":
