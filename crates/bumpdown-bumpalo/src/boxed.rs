@@ -245,19 +245,24 @@ impl<T: ?Sized> fmt::Pointer for Box<'_, T> {
     }
 }
 
-impl<T: ?Sized + PartialEq> PartialEq for Box<'_, T> {
-    fn eq(&self, other: &Self) -> bool {
+/// Boxes of two lifetimes (two arenas) compare, as in bumpalo.
+impl<'b, T: ?Sized + PartialEq> PartialEq<Box<'b, T>> for Box<'_, T> {
+    fn eq(&self, other: &Box<'b, T>) -> bool {
         **self == **other
     }
 }
 
 impl<T: ?Sized + Eq> Eq for Box<'_, T> {}
 
-impl<T: ?Sized + PartialOrd> PartialOrd for Box<'_, T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+impl<'b, T: ?Sized + PartialOrd> PartialOrd<Box<'b, T>> for Box<'_, T> {
+    fn partial_cmp(&self, other: &Box<'b, T>) -> Option<Ordering> {
         (**self).partial_cmp(&**other)
     }
 }
+
+/// Moving a box does not move its value, so a box is `Unpin` whatever it holds (as
+/// bumpalo's and std's are).
+impl<T: ?Sized> Unpin for Box<'_, T> {}
 
 impl<T: ?Sized + Ord> Ord for Box<'_, T> {
     fn cmp(&self, other: &Self) -> Ordering {

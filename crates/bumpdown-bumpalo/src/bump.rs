@@ -10,6 +10,7 @@ use core::ptr::NonNull;
 use bumpdown::collections::Vec as ArenaVec;
 use bumpdown::Arena;
 
+use crate::chunks::{ChunkIter, ChunkRawIter};
 use crate::error::{AllocErr, AllocOrInitError};
 
 /// A bump arena with bumpalo's API: a [`bumpdown::Arena`] underneath.
@@ -613,6 +614,36 @@ impl<const MIN_ALIGN: usize> Bump<MIN_ALIGN> {
     #[inline]
     pub fn chunk_capacity(&self) -> usize {
         self.arena.chunk_capacity()
+    }
+
+    /// Each chunk's used bytes, newest chunk first: the arena's
+    /// [`iter_allocated_chunks`](Arena::iter_allocated_chunks) as bumpalo's
+    /// [`ChunkIter`], whose `MIN_ALIGN` is the `Bump`'s. Within a chunk the oldest
+    /// allocation comes first (bumpalo: the newest).
+    ///
+    /// ```
+    /// let mut bump = bumpdown_bumpalo::Bump::new();
+    /// bump.alloc_str("ab");
+    /// let used: usize = bump.iter_allocated_chunks().map(|c| c.len()).sum();
+    /// assert_eq!(used, 2);
+    /// ```
+    #[inline]
+    pub fn iter_allocated_chunks(&mut self) -> ChunkIter<'_, MIN_ALIGN> {
+        ChunkIter { inner: self.arena.iter_allocated_chunks().fuse() }
+    }
+
+    /// The start and length of each chunk's used bytes, in
+    /// [`iter_allocated_chunks`](Bump::iter_allocated_chunks)'s order, from `&self`.
+    ///
+    /// # Safety
+    /// As the arena's [`iter_allocated_chunks_raw`](Arena::iter_allocated_chunks_raw):
+    /// nothing allocates from the arena, resets it or frees from it while the iterator
+    /// is in use, and the bytes are read only where no live reference into the arena says
+    /// otherwise.
+    #[inline]
+    pub unsafe fn iter_allocated_chunks_raw(&self) -> ChunkRawIter<'_, MIN_ALIGN> {
+        // SAFETY: forwarded from the caller.
+        ChunkRawIter { inner: unsafe { self.arena.iter_allocated_chunks_raw() }.fuse() }
     }
 
     /// Usable bytes of all chunks the arena holds, chunk headers not counted.

@@ -52,6 +52,7 @@
 
 // How the crate is laid out (no logic here):
 //   bump.rs         `Bump`: constructors and the allocation API, forwarded to `Arena`
+//   chunks.rs       `ChunkIter`, `ChunkRawIter` (bumpdown's chunk iterators, bumpalo's names)
 //   error.rs        `AllocErr`, `AllocOrInitError`
 //   collections/    `Vec`, `String` (wrappers of bumpdown's, constructors over `&Bump`),
 //                   `CollectionAllocErr`, bumpalo's `CollectIn` / `FromIteratorIn`
@@ -71,6 +72,7 @@ pub mod boxed;
 #[cfg(bumpdown_bumpalo_broken)]
 mod broken;
 mod bump;
+mod chunks;
 #[cfg(feature = "collections")]
 pub mod collections;
 mod error;
@@ -78,21 +80,5 @@ mod error;
 mod macros;
 
 pub use crate::bump::Bump;
+pub use crate::chunks::{ChunkIter, ChunkRawIter};
 pub use crate::error::{AllocErr, AllocOrInitError};
-
-/// bumpalo's name for the iterator of [`Bump::iter_allocated_chunks`](bumpdown::Arena::iter_allocated_chunks)
-/// (reached through `Bump`'s `DerefMut` to its arena): each chunk's used bytes, newest
-/// chunk first, oldest allocation first within it (bumpalo: newest first; see
-/// MIGRATING.md).
-///
-/// ```
-/// let mut bump = bumpdown_bumpalo::Bump::new();
-/// bump.alloc(7u8);
-/// let chunks: Vec<_> = bump.iter_allocated_chunks().collect();
-/// // SAFETY: one `u8` was allocated, so the chunk's one used byte is initialized.
-/// assert_eq!(unsafe { chunks[0][0].assume_init() }, 7);
-/// ```
-pub type ChunkIter<'a> = bumpdown::AllocatedChunks<'a>;
-/// bumpalo's name for the iterator of `Bump::iter_allocated_chunks_raw`: the start and
-/// length of each chunk's used bytes.
-pub type ChunkRawIter<'a> = bumpdown::AllocatedChunksRaw<'a>;

@@ -5,7 +5,8 @@
 //! [`bumpdown::collections::String`], as the facade's [`Vec`] is around bumpdown's (see
 //! the `vec` module for why).
 
-use core::borrow::Borrow;
+use alloc::borrow::Cow;
+use core::borrow::{Borrow, BorrowMut};
 use core::fmt;
 use core::hash::{Hash, Hasher};
 use core::ops::{Add, AddAssign, Deref, DerefMut, Index, IndexMut, RangeBounds};
@@ -84,7 +85,7 @@ impl<'bump> String<'bump> {
     }
 
     /// Collects `iter` (of `char`s, or of `&str`s: bumpdown's) into a new string in
-    /// `bump`.
+    /// `bump`. One type parameter, the iterator's, as bumpalo's.
     ///
     /// ```
     /// use bumpdown_bumpalo::collections::String;
@@ -94,12 +95,12 @@ impl<'bump> String<'bump> {
     /// ```
     #[inline]
     #[track_caller]
-    pub fn from_iter_in<T, I>(iter: I, bump: &'bump Bump) -> Self
+    pub fn from_iter_in<I>(iter: I, bump: &'bump Bump) -> Self
     where
-        Self: FromIteratorIn<T, Alloc = &'bump Bump>,
-        I: IntoIterator<Item = T>,
+        I: IntoIterator,
+        Self: FromIteratorIn<I::Item, Alloc = &'bump Bump>,
     {
-        <Self as FromIteratorIn<T>>::from_iter_in(iter, bump)
+        <Self as FromIteratorIn<I::Item>>::from_iter_in(iter, bump)
     }
 
     /// A string over a block the caller allocated from `bump`.
@@ -177,6 +178,12 @@ impl<'bump> String<'bump> {
     #[inline(always)]
     pub fn as_mut_str(&mut self) -> &mut str {
         self.0.as_mut_str()
+    }
+
+    /// The text's bytes (inherent, as bumpalo's: `String::as_bytes` names it).
+    #[inline(always)]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
     }
 
     /// The bytes, as a mutable vector.
@@ -396,6 +403,12 @@ impl Borrow<str> for String<'_> {
     }
 }
 
+impl BorrowMut<str> for String<'_> {
+    fn borrow_mut(&mut self) -> &mut str {
+        self
+    }
+}
+
 impl fmt::Display for String<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self.as_str(), f)
@@ -442,7 +455,7 @@ macro_rules! str_eq {
     )*};
 }
 
-str_eq!(str, &str, alloc::string::String);
+str_eq!(str, &str, alloc::string::String, Cow<'_, str>);
 
 /// Slicing by byte ranges, as a `str` is sliced (with its panics), for code generic over
 /// `Index`; plain indexing works through `Deref` too.
@@ -485,6 +498,31 @@ impl<'c> Extend<&'c char> for String<'_> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = &'c char>>(&mut self, iter: I) {
         self.0.extend(iter)
+    }
+}
+
+/// Strings of any arena (bumpalo: of the same one).
+impl<'s> Extend<String<'s>> for String<'_> {
+    #[inline]
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = String<'s>>>(&mut self, iter: I) {
+        iter.into_iter().for_each(|s| self.push_str(&s));
+    }
+}
+
+impl Extend<alloc::string::String> for String<'_> {
+    #[inline]
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = alloc::string::String>>(&mut self, iter: I) {
+        iter.into_iter().for_each(|s| self.push_str(&s));
+    }
+}
+
+impl<'c> Extend<Cow<'c, str>> for String<'_> {
+    #[inline]
+    #[track_caller]
+    fn extend<I: IntoIterator<Item = Cow<'c, str>>>(&mut self, iter: I) {
+        iter.into_iter().for_each(|s| self.push_str(&s));
     }
 }
 

@@ -1,5 +1,6 @@
 //! bumpalo's `collections::vec` module: [`Vec`], a vector in a [`Bump`], and its
-//! iterators (bumpdown's own: [`IntoIter`], [`Drain`], [`DrainFilter`]).
+//! iterators (bumpdown's own: [`IntoIter`], [`Drain`], [`DrainFilter`]; [`Splice`], the
+//! removed elements of [`Vec::splice`] as an `IntoIter` under bumpalo's name).
 //!
 //! The facade's `Vec` is a `#[repr(transparent)]` wrapper around
 //! [`bumpdown::collections::Vec`]: every method forwards to it, inlined, so the code is
@@ -12,6 +13,7 @@ use core::borrow::{Borrow, BorrowMut};
 use core::cmp::Ordering;
 use core::fmt;
 use core::hash::{Hash, Hasher};
+use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Index, IndexMut, RangeBounds};
 use core::slice::{self, SliceIndex};
 
@@ -364,7 +366,7 @@ impl<'bump, T> Vec<'bump, T> {
 
     /// Removes consecutive elements with equal keys, keeping the first.
     #[inline]
-    pub fn dedup_by_key<K: PartialEq, F: FnMut(&mut T) -> K>(&mut self, key: F) {
+    pub fn dedup_by_key<F: FnMut(&mut T) -> K, K: PartialEq>(&mut self, key: F) {
         self.0.dedup_by_key(key)
     }
 
@@ -395,16 +397,26 @@ impl<'bump, T> Vec<'bump, T> {
 
     /// Replaces the elements of `range` with `replace_with`, returning the removed ones.
     ///
+    /// Unlike bumpalo's, the replacement is done at once, not when the [`Splice`] is
+    /// dropped (the vector is borrowed until then either way).
+    ///
     /// # Panics
     /// If the range is decreasing or out of bounds, or the arena fails.
+    ///
+    /// ```
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// let mut v = bumpdown_bumpalo::vec![in &bump; 1, 2, 3, 4];
+    /// let removed: Vec<_> = v.splice(1..3, [7, 8, 9]).collect();
+    /// assert_eq!((removed, &v[..]), (vec![2, 3], &[1, 7, 8, 9, 4][..]));
+    /// ```
     #[inline]
     #[track_caller]
-    pub fn splice<R, I>(&mut self, range: R, replace_with: I) -> IntoIter<'bump, T>
+    pub fn splice<R, I>(&mut self, range: R, replace_with: I) -> Splice<'_, 'bump, I::IntoIter>
     where
         R: RangeBounds<usize>,
         I: IntoIterator<Item = T>,
     {
-        self.0.splice(range, replace_with)
+        Splice { removed: self.0.splice(range, replace_with), _borrow: PhantomData }
     }
 
     /// Appends clones of the elements of `other`.
@@ -628,6 +640,7 @@ eq_with! {
     [] &mut [U];
     [const N: usize] [U; N];
     [const N: usize] &[U; N];
+    [const N: usize] &mut [U; N];
     [] alloc::vec::Vec<U>;
 }
 
@@ -712,5 +725,47 @@ impl std::io::Write for Vec<'_, u8> {
 impl<T: serde::Serialize> serde::Serialize for Vec<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.0.serialize(serializer)
+    }
+}
+
+/// The iterator of [`Vec::splice`]: the removed elements, bumpdown's [`IntoIter`] of
+/// them under bumpalo's name and type parameters (`I` is the replacement's iterator,
+/// already used up: the replacement is done when `splice` returns).
+pub struct Splice<'a, 'bump, I: Iterator + 'a> {
+    removed: IntoIter<'bump, I::Item>,
+    /// The vector stays borrowed while the `Splice` lives, as in bumpalo; `I` is kept in
+    /// the type for its auto traits, as bumpalo's.
+    _borrow: PhantomData<(&'a mut (), I)>,
+}
+
+impl<I: Iterator> Iterator for Splice<'_, '_, I> {
+    type Item = I::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<I::Item> {
+        self.removed.next()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.removed.size_hint()
+    }
+}
+
+impl<I: Iterator> DoubleEndedIterator for Splice<'_, '_, I> {
+    #[inline]
+    fn next_back(&mut self) -> Option<I::Item> {
+        self.removed.next_back()
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Splice<'_, '_, I> {}
+
+impl<I: Iterator> fmt::Debug for Splice<'_, '_, I>
+where
+    I::Item: fmt::Debug,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Splice").field(&self.removed.as_slice()).finish()
     }
 }

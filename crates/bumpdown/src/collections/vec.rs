@@ -1251,6 +1251,21 @@ impl<T> IntoIter<'_, T> {
         // SAFETY: `next..end` are initialized and owned by the iterator.
         unsafe { slice::from_raw_parts(self.ptr.as_ptr().add(self.next), self.end - self.next) }
     }
+
+    /// The elements not yet yielded, mutably.
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// let mut it = bumpdown::vec![in &arena; 1, 2, 3].into_iter();
+    /// it.next();
+    /// it.as_mut_slice()[0] = 20;
+    /// assert_eq!(it.collect::<Vec<_>>(), [20, 3]);
+    /// ```
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        // SAFETY: `next..end` are initialized and owned by the iterator, borrowed
+        // mutably through `self`.
+        unsafe { slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.next), self.end - self.next) }
+    }
 }
 
 impl<T> Iterator for IntoIter<'_, T> {
