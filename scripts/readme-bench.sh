@@ -3,17 +3,25 @@
 # from it:
 #   scripts/readme-bench.sh          measure (`--full`), then store and render
 #   scripts/readme-bench.sh --keep   store and render the last run in cargo's target directory
+#   scripts/readme-bench.sh --render render the stored run again (after a change to the renderer)
 # The section is `render --readme docs/bench/results.json`, between "## Benchmarks" and
 # its end marker; crates/bumpdown-bench/tests/readme.rs fails when the two disagree.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-if [ "${1:-}" != --keep ]; then
+mode=${1:-measure}
+case "$mode" in
+    measure | --keep | --render) ;;
+    *) echo "usage: scripts/readme-bench.sh [--keep | --render]" >&2; exit 2 ;;
+esac
+if [ "$mode" = measure ]; then
     cargo run --release -p bumpdown-bench -- --full
 fi
-report="$(scripts/target-dir.sh)/bumpdown-report"
-[ -f "$report/results.json" ] || { echo "readme-bench.sh: no $report/results.json" >&2; exit 1; }
-cp "$report/results.json" docs/bench/
+if [ "$mode" != --render ]; then
+    report="$(scripts/target-dir.sh)/bumpdown-report"
+    [ -f "$report/results.json" ] || { echo "readme-bench.sh: no $report/results.json" >&2; exit 1; }
+    cp "$report/results.json" docs/bench/
+fi
 # The charts and the section, both drawn from the stored file.
 out=$(mktemp -d)
 section=$(mktemp)
