@@ -18,6 +18,7 @@ use crate::scopes::{ScopeResults, Table};
 use crate::seed004::{self, Seed004Result};
 use crate::speed::SpeedResults;
 use crate::svg::{ticks, Anchor, Svg};
+use crate::table::geometric_means;
 
 /// One colour per column of the speed table, in [`contenders::column_names`]
 /// order: bumpdown's `Arena`, its scope handle and `VmArena` in blues, the peers in
@@ -147,22 +148,6 @@ fn ratios(speed: &SpeedResults, row: &str, form: Form, names: &[&str]) -> Vec<Op
     medians.into_iter().map(|m| m.filter(|_| fastest > 0.0 && fastest.is_finite()).map(|m| m / fastest)).collect()
 }
 
-/// The geometric mean of each contender's ratios over the rows every contender has.
-fn geometric_means(speed: &SpeedResults, form: Form, rows: &[&str], names: &[&str]) -> Option<Vec<f64>> {
-    let mut sums = vec![0.0; names.len()];
-    let mut count = 0usize;
-    for row in rows {
-        let r = ratios(speed, row, form, names);
-        if r.iter().all(Option::is_some) {
-            count += 1;
-            for (sum, ratio) in sums.iter_mut().zip(r.into_iter().flatten()) {
-                *sum += ratio.ln();
-            }
-        }
-    }
-    (count > 1).then(|| sums.into_iter().map(|s| (s / count as f64).exp()).collect())
-}
-
 /// A new chart of `width` × `height` with its heading, a muted line under it saying how
 /// to read it, and a legend of `entries` (name, colour).
 fn chart(width: f64, height: f64, heading: &str, how: &str, entries: &[(&str, &str)]) -> Svg {
@@ -195,7 +180,8 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     let value_room = 60.0;
     let top = 100.0;
     let mut groups: Vec<(String, Vec<Option<f64>>, bool)> = Vec::new();
-    if let Some(means) = geometric_means(speed, form, rows, &names) {
+    let (means, count) = geometric_means(rows.iter().map(|row| ratios(speed, row, form, &names)), names.len());
+    if count > 1 {
         let label = if large { "geo. mean (these rows)" } else { "geometric mean" };
         groups.push((label.to_owned(), means.into_iter().map(Some).collect(), true));
     }

@@ -35,6 +35,7 @@ mod seed004;
 mod sources;
 mod speed;
 mod svg;
+mod table;
 mod text;
 mod threads;
 
