@@ -612,16 +612,8 @@ mod tests {
         let mut cells = Vec::new();
         for (row, table) in rows {
             for (k, way) in table.ways().iter().enumerate() {
-                let median_ns = 2.0 + k as f64 * 1.5;
-                cells.push(CellResult {
-                    row: row.to_owned(),
-                    way: way.key.to_owned(),
-                    median_ns,
-                    process_medians: vec![median_ns],
-                    process_ratios: vec![1.0],
-                    heap_events: 0,
-                    samples: 1,
-                });
+                let pooled = crate::procs::Pooled::single(2.0 + k as f64 * 1.5);
+                cells.push(CellResult { row: row.to_owned(), way: way.key.to_owned(), pooled });
             }
         }
         ScopeResults {

@@ -227,7 +227,7 @@ mod tests {
         let cells: Vec<_> = cells.iter().map(|&(row, ns)| (row, Local, "bumpdown", ns)).collect();
         let mut speed = SpeedResults::for_tests(&rows, &cells);
         for c in &mut speed.cells {
-            c.process_medians = vec![c.median_ns, c.median_ns * (1.0 + spread)];
+            c.pooled.process_medians = vec![c.median_ns, c.median_ns * (1.0 + spread)];
         }
         Results { speed: Some(speed), ..Results::default() }
     }

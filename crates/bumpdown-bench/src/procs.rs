@@ -109,8 +109,9 @@ impl<R, C> Measured<R, C> {
     }
 }
 
-/// One cell's samples pooled over the processes (what the speed and scope tables keep).
-#[derive(Debug, Default)]
+/// One cell's samples pooled over the processes: the figures of every cell of the speed
+/// and scope tables (stored in the results file beside the cell's row and column).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Pooled {
     /// Median over the samples of all processes, ns per operation.
     pub median_ns: f64,
@@ -122,6 +123,14 @@ pub struct Pooled {
     pub heap_events: usize,
     /// Samples over all processes.
     pub samples: usize,
+}
+
+#[cfg(test)]
+impl Pooled {
+    /// One process, one sample at `median_ns`.
+    pub(crate) fn single(median_ns: f64) -> Self {
+        Pooled { median_ns, process_medians: vec![median_ns], process_ratios: vec![1.0], heap_events: 0, samples: 1 }
+    }
 }
 
 /// Pools the cells of every process (`raw[process]`, each cell as its key, its heap

@@ -316,7 +316,8 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         .rows
         .iter()
         .map(|row| {
-            let cells: Vec<_> = names.iter().map(|name| speed.cell(&row.name, form, name).map(Timed::speed)).collect();
+            let cells: Vec<_> =
+                names.iter().map(|name| speed.cell(&row.name, form, name).map(|c| Timed(&c.contender, c))).collect();
             timed_row(&row.name, &cells, speed.process_count())
         })
         .unzip();
@@ -326,18 +327,6 @@ fn speed_table(md: &mut String, speed: &SpeedResults, form: Form) {
         lines.push(("**geometric mean of ratios**".to_owned(), cells.chain([Some(String::new())]).collect()));
     }
     timed_table(md, &names, lines);
-}
-
-impl<'a> Timed<'a> {
-    fn speed(c: &'a crate::speed::CellResult) -> Self {
-        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
-        Timed { name: &c.contender, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
-    }
-
-    fn scope(c: &'a crate::scopes::CellResult) -> Self {
-        let (medians, ratios) = (&c.process_medians, &c.process_ratios);
-        Timed { name: &c.way, median_ns: c.median_ns, heap_events: c.heap_events, medians, ratios }
-    }
 }
 
 fn scope_section(md: &mut String, scopes: &ScopeResults) {
@@ -407,11 +396,11 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
     let mut lines = Vec::new();
     for row in &rows {
-        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(Timed::scope)).collect();
+        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(|c| Timed(&c.way, c))).collect();
         lines.push(timed_row(&row.name, &cells, scopes.stack_offsets.len()).0);
         if table == Table::Bumper {
             let stack = scopes.cell(&row.name, scopes::STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
-            let ratio = |cell: &Option<Timed>| Some(format!("{:.2}x", cell.as_ref()?.median_ns / stack?));
+            let ratio = |cell: &Option<Timed>| Some(format!("{:.2}x", cell.as_ref()?.1.median_ns / stack?));
             let ratios = cells.iter().map(ratio).chain([Some(String::new())]).collect();
             lines.push(("ratio to the stack array".to_owned(), ratios));
         }

@@ -17,7 +17,7 @@ use crate::cli::Options;
 use crate::collection_kernels as ck;
 use crate::harness::{self, Sampler};
 use crate::kernels::{self, Alloc, Form};
-use crate::procs;
+use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::speed;
@@ -355,16 +355,17 @@ pub struct CellResult {
     pub row: String,
     /// [`Way::key`].
     pub way: String,
-    /// Median over the samples of all processes, ns per operation.
-    pub median_ns: f64,
-    /// Median of each process's samples.
-    pub process_medians: Vec<f64>,
-    /// Each process's median over the fastest cell's median of the same row and process.
-    pub process_ratios: Vec<f64>,
-    /// Samples (over all processes) whose timed region called the heap.
-    pub heap_events: usize,
-    /// Samples over all processes.
-    pub samples: usize,
+    /// Its figures (ratios to the fastest way of the same row and process).
+    #[serde(flatten)]
+    pub pooled: Pooled,
+}
+
+impl std::ops::Deref for CellResult {
+    type Target = Pooled;
+
+    fn deref(&self) -> &Pooled {
+        &self.pooled
+    }
 }
 
 /// The section's measurements.
@@ -399,15 +400,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         (options, run),
         |c: RawCell| ((c.row, c.way), c.heap_events, c.samples),
         |a, b| a.0 == b.0,
-        |(row, way), p| CellResult {
-            row,
-            way,
-            median_ns: p.median_ns,
-            process_medians: p.process_medians,
-            process_ratios: p.process_ratios,
-            heap_events: p.heap_events,
-            samples: p.samples,
-        },
+        |(row, way), pooled| CellResult { row, way, pooled },
     )
     .map(Some)
 }

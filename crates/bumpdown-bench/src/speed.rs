@@ -13,13 +13,14 @@
 //! does to the comparison itself.
 
 use std::io::Write;
+use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
 use crate::harness;
 use crate::kernels::Form;
-use crate::procs;
+use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
 
@@ -43,17 +44,17 @@ pub struct CellResult {
     pub form: Form,
     /// Contender name.
     pub contender: String,
-    /// Median over the samples of all processes, ns per operation.
-    pub median_ns: f64,
-    /// Median of each process's samples.
-    pub process_medians: Vec<f64>,
-    /// Each process's median divided by the fastest contender's median of the
-    /// same row, form and process.
-    pub process_ratios: Vec<f64>,
-    /// Samples (over all processes) whose timed region called the heap.
-    pub heap_events: usize,
-    /// Samples over all processes.
-    pub samples: usize,
+    /// Its figures (ratios to the fastest contender of the same row, form and process).
+    #[serde(flatten)]
+    pub pooled: Pooled,
+}
+
+impl Deref for CellResult {
+    type Target = Pooled;
+
+    fn deref(&self) -> &Pooled {
+        &self.pooled
+    }
 }
 
 /// `(min, max)` of `values`.
@@ -92,11 +93,7 @@ impl SpeedResults {
                     row: row.to_owned(),
                     form,
                     contender: contender.to_owned(),
-                    median_ns,
-                    process_medians: vec![median_ns],
-                    process_ratios: vec![1.0],
-                    heap_events: 0,
-                    samples: 1,
+                    pooled: Pooled::single(median_ns),
                 })
                 .collect(),
             stack_offsets: vec![0],
@@ -131,16 +128,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         (options, run),
         |c: RawCell| ((c.row, c.form, c.contender), c.heap_events, c.samples),
         |a, b| a.0 == b.0 && a.1 == b.1,
-        |(row, form, contender), p| CellResult {
-            row,
-            form,
-            contender,
-            median_ns: p.median_ns,
-            process_medians: p.process_medians,
-            process_ratios: p.process_ratios,
-            heap_events: p.heap_events,
-            samples: p.samples,
-        },
+        |(row, form, contender), pooled| CellResult { row, form, contender, pooled },
     )
 }
 

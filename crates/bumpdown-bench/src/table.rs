@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use crate::procs::Pooled;
 use crate::speed::{range, relative_spread};
 use crate::text::ns;
 
@@ -60,19 +61,8 @@ pub fn what_each_row<'a>(md: &mut String, summary: &str, rows: impl Iterator<Ite
     let _ = writeln!(md, "</details>\n");
 }
 
-/// One cell of a timed table (speed, scopes).
-pub struct Timed<'a> {
-    /// Column name.
-    pub name: &'a str,
-    /// Median over every process's samples, ns.
-    pub median_ns: f64,
-    /// Samples whose timed batch called the heap.
-    pub heap_events: usize,
-    /// Per-process medians.
-    pub medians: &'a [f64],
-    /// Per-process ratios to the row's fastest.
-    pub ratios: &'a [f64],
-}
+/// One cell of a timed table (speed, scopes): its column's name and its figures.
+pub struct Timed<'a>(pub &'a str, pub &'a Pooled);
 
 /// A timed table: `case`, a column per title, `spread`; its `lines` (each row's
 /// [`timed_row`], and any line a section adds), then the colour bands' legend.
@@ -86,16 +76,16 @@ pub fn timed_table(md: &mut String, titles: &[&str], lines: Vec<Line>) {
 /// fastest and time (⚠ where a timed batch called the heap); and the [`spread_cell`]
 /// where more than one process measured. Returns the line and each column's ratio.
 pub fn timed_row(label: &str, cells: &[Option<Timed>], processes: usize) -> (Line, Vec<Option<f64>>) {
-    let fastest = cells.iter().flatten().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+    let fastest = cells.iter().flatten().map(|c| c.1.median_ns).fold(f64::INFINITY, f64::min);
     let (mut texts, ratios): (Vec<_>, Vec<_>) = cells
         .iter()
         .map(|cell| match cell {
-            Some(c) if fastest > 0.0 => {
+            Some(Timed(_, c)) if fastest > 0.0 => {
                 let ratio = c.median_ns / fastest;
                 let warn = if c.heap_events > 0 { " ⚠" } else { "" };
                 (Some(format!("{} {ratio:.2}x ({} ns){warn}", colour(ratio), ns(c.median_ns))), Some(ratio))
             }
-            Some(c) => (Some(format!("({} ns)", ns(c.median_ns))), None),
+            Some(Timed(_, c)) => (Some(format!("({} ns)", ns(c.median_ns))), None),
             None => (None, None),
         })
         .unzip();
@@ -105,14 +95,14 @@ pub fn timed_row(label: &str, cells: &[Option<Timed>], processes: usize) -> (Lin
 
 /// The spread column: the widest range of per-process medians and of
 /// per-process ratios among a row's cells.
-fn spread_cell<'a>(cells: &[&Timed<'a>]) -> String {
-    let widest = |values: fn(&Timed<'a>) -> &'a [f64]| {
+fn spread_cell(cells: &[&Timed]) -> String {
+    let widest = |values: fn(&Pooled) -> &[f64]| {
         cells
             .iter()
-            .max_by(|a, b| relative_spread(values(a)).total_cmp(&relative_spread(values(b))))
-            .map(|cell| (cell.name, range(values(cell))))
+            .max_by(|a, b| relative_spread(values(a.1)).total_cmp(&relative_spread(values(b.1))))
+            .map(|Timed(name, cell)| (*name, range(values(cell))))
     };
-    match (widest(|c| c.medians), widest(|c| c.ratios)) {
+    match (widest(|c| &c.process_medians), widest(|c| &c.process_ratios)) {
         (Some((m_name, (m_lo, m_hi))), Some((r_name, (r_lo, r_hi)))) => {
             format!("{}–{} ns ({m_name}); {r_lo:.2}–{r_hi:.2}x ({r_name})", ns(m_lo), ns(m_hi))
         }
