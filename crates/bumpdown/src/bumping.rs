@@ -252,7 +252,8 @@ pub fn bump_up_array(
 
 // ----- Bumping down with atomics: `SyncArena` --------------------------------------------
 //
-// A shared chunk's `top` is an atomic that many threads subtract from. Its range
+// A shared chunk's `top` is an atomic that many threads subtract from (or, in an
+// exclusive lane's window, that one thread loads and stores: `bump_owned`). Its range
 // `bottom..bottom + span` promises `bottom + span` does not overflow and
 // `bottom % word == 0`; `top` may be anywhere
 // (a failed `fetch_sub` leaves it below `bottom`, even wrapped), so these functions check
@@ -325,6 +326,33 @@ pub fn bump_shared(top: usize, bottom: usize, span: usize, size: usize, align: u
     } else {
         None
     }
+}
+
+/// For a `top` that only one thread writes (an exclusive lane's window): the new `top`
+/// (the block's start) for `size` bytes aligned to `align.max(word)`, or `None` when they
+/// do not fit, in which case the caller writes nothing. Here `top` is always in range:
+/// `bottom <= top <= bottom + span` and `top % word == 0`, which a `top` of 0 with an
+/// empty range (the sentinel: `bottom == span == 0`) satisfies too.
+///
+/// A small request aligned to at most `CHUNK_ALIGN` costs one comparison, as for
+/// [`bump_fetched_aligned`]: it needs room for [`fetched_take`] bytes, so that the start,
+/// `top - size` rounded down to `align`, stays at or above `bottom` whatever `top` is
+/// (a 16-aligned block may so be refused when it would just fit; the caller then
+/// refills). Anything else goes through [`bump_shared`]'s checks.
+#[inline(always)]
+pub fn bump_owned(top: usize, bottom: usize, span: usize, size: usize, align: usize, word: usize) -> Option<usize> {
+    debug_assert!(bottom <= top && top - bottom <= span && top % word == 0, "top {top:#x} out of range");
+    if align <= CHUNK_ALIGN && size <= MIN_BOTTOM {
+        let size = round_up(size, word);
+        // `top >= bottom`: no wrap.
+        if top - bottom < fetched_take(size, align, word) {
+            return None;
+        }
+        // `top - size >= bottom`; both are multiples of `word`, so rounding down to
+        // `align` drops at most `align - word`, which the take covers.
+        return Some(if align > word { round_down(top - size, align) } else { top - size });
+    }
+    bump_shared(top, bottom, span, size, align, word)
 }
 
 #[cfg(test)]
@@ -470,6 +498,40 @@ mod tests {
                         "shared {top} {size} {align}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The owner's bump, for every `top` in range: a block it hands out is aligned and
+    /// inside `bottom..top`; it refuses only what does not fit, or (aligned to 16) what
+    /// fits with less than 8 bytes to spare; and an empty range (the sentinel, `top`
+    /// 0) refuses everything.
+    #[test]
+    fn owned_bumps_fit_or_refuse() {
+        let (bottom, end, word) = (B, B + 4096, 8);
+        for top in (bottom..=end).step_by(word) {
+            for size in [1, 7, 8, 9, 16, 24, 64, 1000, 4096, 4097, 10_000, usize::MAX] {
+                for align in [1, 2, 8, 16, 32, 128, 4096] {
+                    let got = bump_owned(top, bottom, end - bottom, size, align, word);
+                    if let Some(p) = got {
+                        assert!(p % align.max(word) == 0 && p >= bottom, "{top} {size} {align}");
+                        assert!(p.checked_add(size).is_some_and(|e| e <= top), "{top} {size} {align}");
+                    }
+                    if align > CHUNK_ALIGN || size > MIN_BOTTOM {
+                        assert_eq!(got, bump_shared(top, bottom, end - bottom, size, align, word));
+                    } else if got.is_none() {
+                        let exact = bump_shared(top, bottom, end - bottom, round_up(size, word), align, word);
+                        assert!(
+                            exact.is_none_or(|p| align == 16 && p - bottom < 8),
+                            "refused a fit: {top} {size} {align}"
+                        );
+                    }
+                }
+            }
+        }
+        for size in [1, 8, 16, 4096, 4097] {
+            for align in [1, 8, 16, 4096] {
+                assert_eq!(bump_owned(0, 0, 0, size, align, word), None, "the sentinel gave {size} {align}");
             }
         }
     }

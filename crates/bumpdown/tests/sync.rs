@@ -452,3 +452,96 @@ fn the_typed_api_works_through_the_shared_arena() {
     });
     arena.check_invariants();
 }
+
+/// Checks that the `(address, length)` blocks are pairwise disjoint.
+fn assert_disjoint(mut ranges: Vec<(usize, usize)>) {
+    ranges.sort_unstable();
+    for pair in ranges.windows(2) {
+        assert!(pair[0].0 + pair[0].1 <= pair[1].0, "two blocks overlap: {:x?} and {:x?}", pair[0], pair[1]);
+    }
+}
+
+/// One thread's blocks: values, slices and 16-aligned values, each holding a pattern
+/// that names the thread and the step.
+type Blocks<'a> = (Vec<&'a mut u64>, Vec<&'a mut [u32]>, Vec<&'a mut u128>);
+
+/// Allocates `steps` rounds of each kind of block from `arena`, with `tag` in every
+/// pattern.
+fn patterned(arena: &SyncArena, tag: u64, steps: usize) -> Blocks<'_> {
+    let (mut values, mut slices, mut wide) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..steps as u64 {
+        values.push(arena.alloc(tag << 32 | i));
+        let len = 1 + (tag + i) as usize % 9;
+        slices.push(arena.alloc_slice_fill_copy(len, (tag << 16 | i) as u32));
+        if i % 4 == 0 {
+            wide.push(arena.alloc(u128::from(tag) << 64 | u128::from(i)));
+        }
+    }
+    (values, slices, wide)
+}
+
+/// Checks every block of `blocks` still holds `patterned`'s pattern for `tag`, and
+/// returns their ranges.
+fn check_patterned(tag: u64, (values, slices, wide): &Blocks<'_>) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        assert_eq!(**v, tag << 32 | i as u64, "value {i} of {tag} overwritten");
+        ranges.push((core::ptr::from_ref::<u64>(v).addr(), 8));
+    }
+    for (i, s) in slices.iter().enumerate() {
+        assert!(s.iter().all(|&x| x == (tag << 16 | i as u64) as u32), "slice {i} of {tag} overwritten");
+        assert_eq!(s.len(), 1 + (tag as usize + i) % 9);
+        ranges.push((s.as_ptr().addr(), s.len() * 4));
+    }
+    for (i, w) in wide.iter().enumerate() {
+        let p = core::ptr::from_ref::<u128>(w).addr();
+        assert_eq!(p % 16, 0, "a u128 misaligned");
+        assert_eq!(**w, u128::from(tag) << 64 | (4 * i) as u128, "u128 {i} of {tag} overwritten");
+        ranges.push((p, 16));
+    }
+    ranges
+}
+
+/// Twenty threads, more than the 8 exclusive lanes, allocate through one `&SyncArena`
+/// at once: those that claimed a lane bump it with plain loads and stores, the rest
+/// share lanes atomically. While all are alive, no two hold the same exclusive lane
+/// (other tests of this process may hold some); afterwards every block holds its
+/// thread's pattern and none overlaps another.
+#[test]
+fn twenty_threads_own_or_share_lanes_without_overlap() {
+    const THREADS: usize = 20;
+    let steps = if cfg!(miri) { 40 } else { 20_000 };
+    let arena = SyncArena::new();
+    let barrier = Barrier::new(THREADS);
+    // Per thread: its lane, its first round, the rest.
+    type Run<'a> = (Option<(usize, bool)>, Blocks<'a>, Blocks<'a>);
+    let results: Vec<Run<'_>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..THREADS as u64)
+            .map(|t| {
+                let (arena, barrier) = (&arena, &barrier);
+                s.spawn(move || {
+                    let first = patterned(arena, t, 1);
+                    let lane = SyncArena::debug_thread_lane();
+                    // Every thread holds its lane (or none) at this point.
+                    barrier.wait();
+                    (lane, first, patterned(arena, t, steps))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let owned: Vec<usize> = results.iter().filter_map(|(lane, ..)| lane.filter(|l| l.1).map(|l| l.0)).collect();
+    let mut distinct = owned.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), owned.len(), "two live threads held one exclusive lane: {owned:?}");
+    assert!(owned.len() <= 8);
+    assert!(results.iter().all(|(lane, ..)| lane.is_some()), "a thread that allocated has no lane");
+    let mut ranges = Vec::new();
+    for (t, (_, first, blocks)) in results.iter().enumerate() {
+        ranges.extend(check_patterned(t as u64, first));
+        ranges.extend(check_patterned(t as u64, blocks));
+    }
+    assert_disjoint(ranges);
+    arena.check_invariants();
+}
