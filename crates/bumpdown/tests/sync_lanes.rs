@@ -103,14 +103,18 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
     let _serial = serial();
     let steps = if cfg!(miri) { 1_500 } else { 20_000 };
     let arena = SyncArena::new();
-    let claimed = Barrier::new(LANES + 1);
+    // `claimed`: every holder has its lane; `checked`: the claimer has seen that, so a
+    // holder may run on and exit (without it, a holder could finish before the claimer
+    // looks, on a loaded machine).
+    let (claimed, checked) = (Barrier::new(LANES + 1), Barrier::new(LANES + 1));
     let (holders, (tag, lane, values)) = std::thread::scope(|s| {
         let holders: Vec<_> = (0..LANES as u64)
             .map(|tag| {
-                let (arena, claimed) = (&arena, &claimed);
+                let (arena, claimed, checked) = (&arena, &claimed, &checked);
                 s.spawn(move || {
                     let mut values = vec![arena.alloc(tag << 32)];
                     claimed.wait();
+                    checked.wait();
                     // Several windows' worth (a window holds at most 8,176 `u64`s).
                     values.extend((1..steps).map(|i| arena.alloc(tag << 32 | i)));
                     (tag, values)
@@ -120,6 +124,7 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
         let claimer = s.spawn(|| {
             claimed.wait();
             assert_eq!(SyncArena::debug_claimed_lanes(), ALL_CLAIMED);
+            checked.wait();
             while SyncArena::debug_claimed_lanes() == ALL_CLAIMED {
                 std::thread::yield_now();
             }
