@@ -570,8 +570,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Makes `chunk` the current chunk: it is empty and comes right after the current
     /// chunk in the list (or first, with no current chunk).
     fn install(&self, chunk: Chunk) {
-        debug_assert!(chunk.prev() == self.current.get());
         self.update_peak();
+        self.make_current(chunk, chunk.end_addr());
+    }
+
+    /// `install`'s steps after the peak's fold, with the chunk's end given by the caller
+    /// (`reset_chunks` keeps the first chunk's in `first_end`, so that a reset does not
+    /// read the chunk's header, a line the fill left long before). Retires the current
+    /// chunk, if any.
+    #[inline]
+    fn make_current(&self, chunk: Chunk, end: usize) {
+        debug_assert!(chunk.prev() == self.current.get());
         self.bump_epoch();
         // The new epoch stamps the chunk: a scope entered before knows it came after
         // (see `chunk_at_epoch`).
@@ -582,22 +591,23 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             old.set_saved_ptr(ptr);
             self.retired_used.set(self.retired_used.get() + (ptr - old.bottom_addr()));
         }
+        let bottom = chunk.bottom_addr_for_end(end);
         chunk.set_used_before(self.retired_used.get());
-        chunk.set_saved_ptr(chunk.bottom_addr());
+        chunk.set_saved_ptr(bottom);
         #[cfg(bumpdown_asan)]
         // SAFETY: the chunk is empty: its usable part is free.
         unsafe {
-            crate::asan::poison(chunk.ptr_at(chunk.bottom_addr()), chunk.end_addr() - chunk.bottom_addr())
+            crate::asan::poison(chunk.ptr_at(bottom), end - bottom)
         };
         self.current.set(Some(chunk));
-        // `bottom_addr` and `end_addr` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN;
-        // `end_addr <= isize::MAX` (a `Layout`'s size). The pointers carry the chunk's
+        // `bottom` and `end` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN;
+        // `end <= isize::MAX` (a `Layout`'s size). The pointers carry the chunk's
         // provenance.
-        let start = chunk.ptr_at(chunk.bottom_addr());
+        let start = chunk.ptr_at(bottom);
         self.start.set(start);
         self.ptr.set(start);
-        self.end.set(chunk.ptr_at(chunk.end_addr()));
-        debug_assert!(chunk.end_addr() <= MAX_END);
+        self.end.set(chunk.ptr_at(end));
+        debug_assert!(end <= MAX_END);
     }
 
     /// Gives a request too big for regular chunks a chunk of its own.
@@ -663,28 +673,17 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     fn reset_chunks(&mut self) {
         match self.first.get() {
             // Regular chunks only (the common case: a fill that outgrew a chunk): what
-            // `reset_with_limit` and `install` do, without the steps that have nothing to
-            // do here (no out-of-band list to free, no chunk to retire), one epoch step
-            // for both, and the first chunk's end from `first_end`, not from its header.
+            // `reset_with_limit` does, without the steps that have nothing to do here (no
+            // out-of-band list to free, no chunk to retire), and the first chunk's end
+            // from `first_end`, not from its header.
             Some(first) if self.big.get().is_none() && !crate::poison::ACTIVE && !cfg!(bumpdown_asan) => {
                 self.update_peak();
                 self.ledger.reset();
                 self.retired_used.set(0);
-                // The new epoch makes every checkpoint stale and stamps the chunk made
-                // current (see `install`).
-                self.epoch.set(self.epoch.get().wrapping_add(1));
-                first.set_serial(self.epoch.get());
-                first.set_used_before(0);
-                let end = self.first_end.get();
-                let bottom = first.bottom_addr_for_end(end);
-                first.set_saved_ptr(bottom);
-                self.current.set(Some(first));
-                // As in `install`: `bottom` and the end are multiples of CHUNK_ALIGN and
-                // the pointers carry the chunk's provenance.
-                let start = first.ptr_at(bottom);
-                self.start.set(start);
-                self.ptr.set(start);
-                self.end.set(first.ptr_at(end));
+                // Nothing to retire: the chunks after the first become spare as they are.
+                self.current.set(None);
+                // The new epoch makes every checkpoint stale and stamps the first chunk.
+                self.make_current(first, self.first_end.get());
                 // One chunk in use, none retired, nothing out of band, every checkpoint
                 // stale: the next `reset` can take its fast path.
                 self.dirty.set(false);
