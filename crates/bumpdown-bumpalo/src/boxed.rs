@@ -14,14 +14,8 @@
 
 use core::any::Any;
 use core::borrow::{Borrow, BorrowMut};
-use core::cmp::Ordering;
 use core::fmt;
-use core::future::Future;
-use core::hash::{Hash, Hasher};
-use core::iter::FusedIterator;
 use core::ops::{Deref, DerefMut};
-use core::pin::Pin;
-use core::task::{Context, Poll};
 
 use bumpdown::collections::Box as ArenaBox;
 
@@ -226,17 +220,7 @@ impl<T: ?Sized> BorrowMut<T> for Box<'_, T> {
     }
 }
 
-impl<T: ?Sized + fmt::Debug> fmt::Debug for Box<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for Box<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
+bumpdown::__box_traits!(Box);
 
 /// The address of the value, as `{:p}` prints it.
 impl<T: ?Sized> fmt::Pointer for Box<'_, T> {
@@ -245,97 +229,9 @@ impl<T: ?Sized> fmt::Pointer for Box<'_, T> {
     }
 }
 
-/// Boxes of two lifetimes (two arenas) compare, as in bumpalo.
-impl<'b, T: ?Sized + PartialEq> PartialEq<Box<'b, T>> for Box<'_, T> {
-    fn eq(&self, other: &Box<'b, T>) -> bool {
-        **self == **other
-    }
-}
-
-impl<T: ?Sized + Eq> Eq for Box<'_, T> {}
-
-impl<'b, T: ?Sized + PartialOrd> PartialOrd<Box<'b, T>> for Box<'_, T> {
-    fn partial_cmp(&self, other: &Box<'b, T>) -> Option<Ordering> {
-        (**self).partial_cmp(&**other)
-    }
-}
-
 /// Moving a box does not move its value, so a box is `Unpin` whatever it holds (as
 /// bumpalo's and std's are).
 impl<T: ?Sized> Unpin for Box<'_, T> {}
-
-impl<T: ?Sized + Ord> Ord for Box<'_, T> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (**self).cmp(&**other)
-    }
-}
-
-impl<T: ?Sized + Hash> Hash for Box<'_, T> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        (**self).hash(state)
-    }
-}
-
-impl<H: Hasher + ?Sized> Hasher for Box<'_, H> {
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes)
-    }
-
-    fn write_u8(&mut self, i: u8) {
-        self.0.write_u8(i)
-    }
-
-    fn write_u32(&mut self, i: u32) {
-        self.0.write_u32(i)
-    }
-
-    fn write_u64(&mut self, i: u64) {
-        self.0.write_u64(i)
-    }
-
-    fn write_usize(&mut self, i: usize) {
-        self.0.write_usize(i)
-    }
-}
-
-impl<I: Iterator + ?Sized> Iterator for Box<'_, I> {
-    type Item = I::Item;
-
-    fn next(&mut self) -> Option<I::Item> {
-        (**self).next()
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (**self).size_hint()
-    }
-}
-
-impl<I: DoubleEndedIterator + ?Sized> DoubleEndedIterator for Box<'_, I> {
-    fn next_back(&mut self) -> Option<I::Item> {
-        (**self).next_back()
-    }
-}
-
-impl<I: ExactSizeIterator + ?Sized> ExactSizeIterator for Box<'_, I> {
-    fn len(&self) -> usize {
-        (**self).len()
-    }
-}
-
-impl<I: FusedIterator + ?Sized> FusedIterator for Box<'_, I> {}
-
-/// A boxed future that can be moved (`Unpin`) is polled in place.
-impl<F: Future + Unpin + ?Sized> Future for Box<'_, F> {
-    type Output = F::Output;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        Pin::new(&mut **self).poll(cx)
-    }
-}
 
 #[cfg(feature = "serde")]
 impl<T: serde::Serialize + ?Sized> serde::Serialize for Box<'_, T> {

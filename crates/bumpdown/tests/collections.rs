@@ -913,3 +913,24 @@ fn large_buffers_in_arenas_and_scopes() {
     arena.check_invariants();
     assert_eq!(arena.stats().used, used);
 }
+
+/// The standard traits shared with the bumpalo facade (`std_traits.rs`), including the
+/// ones the sharing added here: `BorrowMut<str>`, `==` with a `Cow<str>` and with a
+/// `&mut [U; N]`, and boxes of two arenas compared.
+#[test]
+fn std_traits_compare_and_borrow_through_the_contents() {
+    use std::borrow::{BorrowMut, Cow};
+    let (a, b) = (Arena::new(), Arena::new());
+    let mut s = String::from_str_in("Hi", &a);
+    let inner: &mut str = s.borrow_mut();
+    inner.make_ascii_uppercase();
+    assert_eq!(s, Cow::Borrowed("HI"));
+    assert_eq!(Cow::<str>::Owned("HI".into()), s);
+    assert_ne!(s, Cow::Borrowed("Hi"));
+    let v = bumpdown::vec![in &a; 1, 2, 3];
+    assert_eq!(v, &mut [1, 2, 3]);
+    assert_ne!(v, &mut [1, 2, 4]);
+    let (x, y) = (Box::new_in(5u8, &a), Box::new_in(5u8, &b));
+    assert!(x == y && x <= y);
+    assert_ne!(x, Box::new_in(6u8, &b));
+}

@@ -6,9 +6,7 @@
 //! the `vec` module for why).
 
 use alloc::borrow::Cow;
-use core::borrow::{Borrow, BorrowMut};
 use core::fmt;
-use core::hash::{Hash, Hasher};
 use core::ops::{Add, AddAssign, Deref, DerefMut, Index, IndexMut, RangeBounds};
 use core::slice::SliceIndex;
 use core::str::Utf8Error;
@@ -385,41 +383,7 @@ impl DerefMut for String<'_> {
     }
 }
 
-impl AsRef<str> for String<'_> {
-    fn as_ref(&self) -> &str {
-        self
-    }
-}
-
-impl AsRef<[u8]> for String<'_> {
-    fn as_ref(&self) -> &[u8] {
-        self.as_bytes()
-    }
-}
-
-impl Borrow<str> for String<'_> {
-    fn borrow(&self) -> &str {
-        self
-    }
-}
-
-impl BorrowMut<str> for String<'_> {
-    fn borrow_mut(&mut self) -> &mut str {
-        self
-    }
-}
-
-impl fmt::Display for String<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.as_str(), f)
-    }
-}
-
-impl fmt::Debug for String<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
+bumpdown::__str_traits!(String; str, &str, alloc::string::String, Cow<'_, str>);
 
 impl fmt::Write for String<'_> {
     #[inline]
@@ -432,30 +396,6 @@ impl fmt::Write for String<'_> {
         self.0.write_char(c)
     }
 }
-
-impl Hash for String<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        Hash::hash(self.as_str(), state)
-    }
-}
-
-macro_rules! str_eq {
-    ($($rhs:ty),*) => {$(
-        impl PartialEq<$rhs> for String<'_> {
-            fn eq(&self, other: &$rhs) -> bool {
-                self.as_str() == &other[..]
-            }
-        }
-
-        impl PartialEq<String<'_>> for $rhs {
-            fn eq(&self, other: &String<'_>) -> bool {
-                &self[..] == other.as_str()
-            }
-        }
-    )*};
-}
-
-str_eq!(str, &str, alloc::string::String, Cow<'_, str>);
 
 /// Slicing by byte ranges, as a `str` is sliced (with its panics), for code generic over
 /// `Index`; plain indexing works through `Deref` too.

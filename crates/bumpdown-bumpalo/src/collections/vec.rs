@@ -9,13 +9,10 @@
 //! deref-coerced to `&Bump`, which a constructor generic over the arena type cannot
 //! offer.
 
-use core::borrow::{Borrow, BorrowMut};
-use core::cmp::Ordering;
 use core::fmt;
-use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut, Index, IndexMut, RangeBounds};
-use core::slice::{self, SliceIndex};
+use core::slice::SliceIndex;
 
 pub use bumpdown::collections::vec::{Drain, DrainFilter, IntoIter};
 use bumpdown::collections::Vec as ArenaVec;
@@ -556,105 +553,13 @@ impl<T, I: SliceIndex<[T]>> IndexMut<I> for Vec<'_, T> {
     }
 }
 
-impl<T> AsRef<[T]> for Vec<'_, T> {
-    fn as_ref(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T> AsMut<[T]> for Vec<'_, T> {
-    fn as_mut(&mut self) -> &mut [T] {
-        self
-    }
-}
-
-/// The vector itself, for code generic over `AsRef<Vec<T>>` (as bumpalo's `Vec` has).
-impl<'bump, T> AsRef<Vec<'bump, T>> for Vec<'bump, T> {
-    fn as_ref(&self) -> &Vec<'bump, T> {
-        self
-    }
-}
-
-impl<'bump, T> AsMut<Vec<'bump, T>> for Vec<'bump, T> {
-    fn as_mut(&mut self) -> &mut Vec<'bump, T> {
-        self
-    }
-}
-
-impl<T> Borrow<[T]> for Vec<'_, T> {
-    fn borrow(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T> BorrowMut<[T]> for Vec<'_, T> {
-    fn borrow_mut(&mut self) -> &mut [T] {
-        self
-    }
-}
+bumpdown::__slice_traits!(Vec);
+bumpdown::__slice_traits!(Vec eq: [] alloc::vec::Vec<U>;);
 
 impl<T: Clone> Clone for Vec<'_, T> {
     /// A copy in the same arena.
     fn clone(&self) -> Self {
         Vec(self.0.clone())
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Vec<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: Hash> Hash for Vec<'_, T> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        Hash::hash(&**self, state)
-    }
-}
-
-impl<T, U> PartialEq<Vec<'_, U>> for Vec<'_, T>
-where
-    T: PartialEq<U>,
-{
-    fn eq(&self, other: &Vec<'_, U>) -> bool {
-        self[..] == other[..]
-    }
-}
-
-macro_rules! eq_with {
-    ($([$($gen:tt)*] $rhs:ty;)*) => {$(
-        impl<T, U, $($gen)*> PartialEq<$rhs> for Vec<'_, T>
-        where
-            T: PartialEq<U>,
-        {
-            fn eq(&self, other: &$rhs) -> bool {
-                self[..] == other[..]
-            }
-        }
-    )*};
-}
-
-eq_with! {
-    [] [U];
-    [] &[U];
-    [] &mut [U];
-    [const N: usize] [U; N];
-    [const N: usize] &[U; N];
-    [const N: usize] &mut [U; N];
-    [] alloc::vec::Vec<U>;
-}
-
-impl<T: Eq> Eq for Vec<'_, T> {}
-
-impl<T: PartialOrd> PartialOrd for Vec<'_, T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        PartialOrd::partial_cmp(&**self, &**other)
-    }
-}
-
-impl<T: Ord> Ord for Vec<'_, T> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        Ord::cmp(&**self, &**other)
     }
 }
 
@@ -671,24 +576,6 @@ impl<'x, T: Copy + 'x> Extend<&'x T> for Vec<'_, T> {
     #[track_caller]
     fn extend<I: IntoIterator<Item = &'x T>>(&mut self, iter: I) {
         self.0.extend(iter)
-    }
-}
-
-impl<'v, T> IntoIterator for &'v Vec<'_, T> {
-    type Item = &'v T;
-    type IntoIter = slice::Iter<'v, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'v, T> IntoIterator for &'v mut Vec<'_, T> {
-    type Item = &'v mut T;
-    type IntoIter = slice::IterMut<'v, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
     }
 }
 

@@ -55,6 +55,7 @@ mod macros;
 mod raw;
 #[cfg(feature = "serde")]
 mod serde;
+mod std_traits;
 pub mod string;
 pub mod vec;
 mod vec_edit;

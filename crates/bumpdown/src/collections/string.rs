@@ -1,7 +1,6 @@
 //! `String`: a growable UTF-8 string in an arena.
 
 use core::fmt;
-use core::hash::{Hash, Hasher};
 use core::ops::{Add, AddAssign, Deref, DerefMut, RangeBounds};
 use core::str::{self, Utf8Error};
 
@@ -667,35 +666,9 @@ impl DerefMut for String<'_> {
     }
 }
 
-impl AsRef<str> for String<'_> {
-    fn as_ref(&self) -> &str {
-        self
-    }
-}
-
-impl AsRef<[u8]> for String<'_> {
-    fn as_ref(&self) -> &[u8] {
-        self.as_bytes()
-    }
-}
-
-impl core::borrow::Borrow<str> for String<'_> {
-    fn borrow(&self) -> &str {
-        self
-    }
-}
-
-impl fmt::Display for String<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.as_str(), f)
-    }
-}
-
-impl fmt::Debug for String<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
+crate::__str_traits!(String; str, &str);
+#[cfg(feature = "alloc")]
+crate::__str_traits!(@eq String; alloc::string::String, alloc::borrow::Cow<'_, str>);
 
 impl fmt::Write for String<'_> {
     #[inline]
@@ -712,32 +685,6 @@ impl fmt::Write for String<'_> {
         Ok(())
     }
 }
-
-impl Hash for String<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        Hash::hash(self.as_str(), state)
-    }
-}
-
-macro_rules! str_eq {
-    ($($rhs:ty),*) => {$(
-        impl PartialEq<$rhs> for String<'_> {
-            fn eq(&self, other: &$rhs) -> bool {
-                self.as_str() == &other[..]
-            }
-        }
-
-        impl PartialEq<String<'_>> for $rhs {
-            fn eq(&self, other: &String<'_>) -> bool {
-                &self[..] == other.as_str()
-            }
-        }
-    )*};
-}
-
-str_eq!(str, &str);
-#[cfg(feature = "alloc")]
-str_eq!(alloc::string::String);
 
 impl<'c> Extend<&'c str> for String<'_> {
     #[track_caller]

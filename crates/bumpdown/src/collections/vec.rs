@@ -2,9 +2,7 @@
 
 use core::alloc::Layout;
 use core::any::TypeId;
-use core::cmp::Ordering;
 use core::fmt;
-use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 use core::mem::{self, ManuallyDrop};
 use core::ops::{Bound, Deref, DerefMut, RangeBounds};
@@ -1022,42 +1020,9 @@ impl<T> DerefMut for Vec<'_, T> {
     }
 }
 
-impl<T> AsRef<[T]> for Vec<'_, T> {
-    fn as_ref(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T> AsMut<[T]> for Vec<'_, T> {
-    fn as_mut(&mut self) -> &mut [T] {
-        self
-    }
-}
-
-/// The vector itself, for code generic over `AsRef<Vec<T>>` (as bumpalo's `Vec` has).
-impl<'a, T> AsRef<Vec<'a, T>> for Vec<'a, T> {
-    fn as_ref(&self) -> &Vec<'a, T> {
-        self
-    }
-}
-
-impl<'a, T> AsMut<Vec<'a, T>> for Vec<'a, T> {
-    fn as_mut(&mut self) -> &mut Vec<'a, T> {
-        self
-    }
-}
-
-impl<T> core::borrow::Borrow<[T]> for Vec<'_, T> {
-    fn borrow(&self) -> &[T] {
-        self
-    }
-}
-
-impl<T> core::borrow::BorrowMut<[T]> for Vec<'_, T> {
-    fn borrow_mut(&mut self) -> &mut [T] {
-        self
-    }
-}
+crate::__slice_traits!(Vec);
+#[cfg(feature = "alloc")]
+crate::__slice_traits!(Vec eq: [] alloc::vec::Vec<U>;);
 
 impl<T: Clone> Clone for Vec<'_, T> {
     /// A copy in the same arena.
@@ -1065,67 +1030,6 @@ impl<T: Clone> Clone for Vec<'_, T> {
         let mut v = Vec { ptr: NonNull::dangling(), len: 0, cap: Self::ZST_CAP, arena: self.arena, _owns: PhantomData };
         v.extend_from_slice(self);
         v
-    }
-}
-
-impl<T: fmt::Debug> fmt::Debug for Vec<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: Hash> Hash for Vec<'_, T> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        Hash::hash(&**self, state)
-    }
-}
-
-impl<T, U> PartialEq<Vec<'_, U>> for Vec<'_, T>
-where
-    T: PartialEq<U>,
-{
-    fn eq(&self, other: &Vec<'_, U>) -> bool {
-        self[..] == other[..]
-    }
-}
-
-macro_rules! eq_with {
-    ($([$($gen:tt)*] $rhs:ty;)*) => {$(
-        impl<T, U, $($gen)*> PartialEq<$rhs> for Vec<'_, T>
-        where
-            T: PartialEq<U>,
-        {
-            fn eq(&self, other: &$rhs) -> bool {
-                self[..] == other[..]
-            }
-        }
-    )*};
-}
-
-eq_with! {
-    [] [U];
-    [] &[U];
-    [] &mut [U];
-    [const N: usize] [U; N];
-    [const N: usize] &[U; N];
-}
-
-#[cfg(feature = "alloc")]
-eq_with! {
-    [] alloc::vec::Vec<U>;
-}
-
-impl<T: Eq> Eq for Vec<'_, T> {}
-
-impl<T: PartialOrd> PartialOrd for Vec<'_, T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        PartialOrd::partial_cmp(&**self, &**other)
-    }
-}
-
-impl<T: Ord> Ord for Vec<'_, T> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        Ord::cmp(&**self, &**other)
     }
 }
 
@@ -1176,24 +1080,6 @@ impl<'a, T> FromIteratorIn<'a, T> for Vec<'a, T> {
         let mut v = Vec::new_in(arena);
         v.extend(iter);
         v
-    }
-}
-
-impl<'v, T> IntoIterator for &'v Vec<'_, T> {
-    type Item = &'v T;
-    type IntoIter = slice::Iter<'v, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter()
-    }
-}
-
-impl<'v, T> IntoIterator for &'v mut Vec<'_, T> {
-    type Item = &'v mut T;
-    type IntoIter = slice::IterMut<'v, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.iter_mut()
     }
 }
 
