@@ -668,7 +668,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.reset_chunks()
     }
 
-    /// `reset` of an arena that moved past chunks or holds out-of-band ones.
+    /// `reset` of an arena that moved past chunks or holds out-of-band ones. Small, so
+    /// that its common case (below) saves no registers: the rest is out of line.
     #[inline(never)]
     fn reset_chunks(&mut self) {
         match self.first.get() {
@@ -688,8 +689,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                 // stale: the next `reset` can take its fast path.
                 self.dirty.set(false);
             }
-            _ => self.reset_with_limit(usize::MAX),
+            _ => self.reset_keeping_all(),
         }
+    }
+
+    /// `reset_with_limit(usize::MAX)`, out of line.
+    #[cold]
+    #[inline(never)]
+    fn reset_keeping_all(&mut self) {
+        self.reset_with_limit(usize::MAX);
     }
 
     /// Like [`reset`](Arena::reset), but keeps regular chunks only up to `retain` bytes in
