@@ -181,7 +181,7 @@ fn run_report(options: Options) -> Result<(), String> {
         dir.display(),
         report::RESULTS_FILE,
         rendered.charts.len(),
-        if rendered.listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
+        if rendered.listings.is_some() { format!(" and {}", fastpath::LISTINGS_FILE) } else { String::new() }
     );
     match results.failed.len() {
         0 => Ok(()),

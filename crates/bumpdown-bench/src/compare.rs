@@ -7,23 +7,11 @@
 
 use std::fmt::Write;
 
-use crate::resets::CHUNK_COUNTS;
 use crate::results::Results;
-use crate::speed::relative_spread;
+use crate::section::{Figure, Figures};
 
 /// Below this relative change a figure is never flagged, however quiet both runs were.
 pub const FLOOR: f64 = 0.03;
-
-/// One figure of one run: its median and its relative spread (`max / min - 1` of the
-/// per-process medians, rounds or runs; of the samples' quartiles where one process took
-/// them all).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Figure {
-    /// Median, in the unit the figure's name gives (ns where it gives none).
-    pub median: f64,
-    /// Relative spread, 0 when every process agreed.
-    pub spread: f64,
-}
 
 /// What became of a figure from run A to run B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,95 +37,13 @@ pub fn verdict(a: Figure, b: Figure) -> Verdict {
     }
 }
 
-/// Every comparable figure of a run, named `section: row, column` (and a unit where it
-/// is not ns).
-fn figures(results: &Results) -> Vec<(String, Figure)> {
+/// Every comparable figure of a run, section by section in the report's order.
+fn figures(results: &Results) -> Figures {
     let mut figures = Vec::new();
-    let mut push = |name: String, median: f64, spread: f64| figures.push((name, Figure { median, spread }));
-    if let Some(speed) = &results.speed {
-        for c in &speed.cells {
-            let name = format!("speed: {} ({}), {}", c.row, c.form.key(), c.contender);
-            push(name, c.median_ns, relative_spread(&c.process_medians));
-        }
-    }
-    if let Some(scopes) = &results.scopes {
-        for c in &scopes.cells {
-            push(format!("scopes: {}, {}", c.row, c.way), c.median_ns, relative_spread(&c.process_medians));
-        }
-    }
-    for c in &results.threads {
-        let name = format!("threads: {} ({}), {}", c.threads, c.mode.key(), c.contender);
-        push(name, c.median_ns, relative_spread(&[c.range.0, c.range.1]));
-    }
-    if let Some(fresh) = &results.fresh {
-        for c in &fresh.cells {
-            push(format!("fresh: {}, {}", c.row, c.contender), c.ns_per_op, relative_spread(&c.process_values));
-        }
-    }
-    if let Some(costs) = &results.reset_costs {
-        for column in &costs.columns {
-            for (i, (&chunks, &(_, ns))) in CHUNK_COUNTS.iter().zip(&column.rows).enumerate() {
-                let spread = column.spreads.get(i).copied().unwrap_or(0.0);
-                push(format!("reset_cost: {chunks} chunks, {}", column.name), ns, spread);
-            }
-        }
-    }
-    for r in results.seed004.iter().flatten() {
-        let s = r.spread;
-        push(format!("seed004: {}, cold", r.name), r.cold.ns, s.cold_ns);
-        push(format!("seed004: {}, warm", r.name), r.warm.ns, s.warm_ns);
-        push(format!("seed004: {}, release ms", r.name), r.release_ms, s.release_ms);
-        push(format!("seed004: {}, peak RSS MiB", r.name), r.peak_rss as f64 / MIB, s.peak_rss);
-    }
-    for w in results.real_use.iter().flat_map(|r| &r.ways) {
-        for (phase, ms, spread) in [("parse", w.parse_ms, 0), ("eval", w.eval_ms, 1), ("drop", w.drop_ms, 2)] {
-            push(format!("real_use: {}, {phase} ms", w.name), ms, w.spread[spread]);
-        }
-    }
-    for p in results.programs.iter().flat_map(|p| program_rows(&p.output)) {
-        push(
-            format!("programs: {}, {}, wall s", p.program, p.allocator),
-            p.wall_s,
-            relative_spread(&[p.wall_min, p.wall_max]),
-        );
-        push(format!("programs: {}, {}, peak RSS MiB", p.program, p.allocator), p.rss_mib, 0.0);
+    for (_, section) in results.sections() {
+        section.figures(&mut figures);
     }
     figures
-}
-
-const MIB: f64 = (1 << 20) as f64;
-
-/// One measured row of the real programs' tables (`crates/bumpdown-malloc/bench/run.py`'s
-/// columns: program, allocator, wall median s, wall spread `min..max` s, CPU median s,
-/// CPU spread s, peak RSS MiB, ...). Only the median peak RSS is stored, so `compare`
-/// gives it no spread of its own: [`FLOOR`] alone.
-#[derive(Clone, Debug, PartialEq)]
-struct ProgramRow {
-    program: String,
-    allocator: String,
-    wall_s: f64,
-    wall_min: f64,
-    wall_max: f64,
-    rss_mib: f64,
-}
-
-/// The measured rows of the tables in `output` (header, rule and skipped rows are not).
-fn program_rows(output: &str) -> Vec<ProgramRow> {
-    output
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.strip_prefix('|')?.split('|').map(str::trim).collect();
-            let (min, max) = cells.get(3)?.split_once("..")?;
-            Some(ProgramRow {
-                program: cells[0].to_owned(),
-                allocator: cells[1].to_owned(),
-                wall_s: cells[2].parse().ok()?,
-                wall_min: min.parse().ok()?,
-                wall_max: max.parse().ok()?,
-                rss_mib: cells.get(6)?.parse().ok()?,
-            })
-        })
-        .collect()
 }
 
 /// One figure present in both runs.
@@ -288,7 +194,7 @@ mod tests {
             cold: pass(3.0 * slow),
             warm: pass(1.0 * slow),
             release_ms: 0.5 * slow,
-            peak_rss: (700.0 * MIB * slow) as u64,
+            peak_rss: (700.0 * (1 << 20) as f64 * slow) as u64,
             spread: Seed004Spread { cold_ns: spread, warm_ns: spread, release_ms: spread, peak_rss: spread },
         };
         let way = WayResult {
@@ -329,15 +235,15 @@ mod tests {
             [
                 "fresh: alloc_u8, bumpdown",
                 "reset_cost: 1 chunks, bumpdown",
-                "seed004: bumpdown, cold",
-                "seed004: bumpdown, warm",
-                "seed004: bumpdown, release ms",
-                "seed004: bumpdown, peak RSS MiB",
                 "real_use: bumpdown::Arena, parse ms",
                 "real_use: bumpdown::Arena, eval ms",
                 "real_use: bumpdown::Arena, drop ms",
                 "programs: FileCheck, bumpdown, wall s",
                 "programs: FileCheck, bumpdown, peak RSS MiB",
+                "seed004: bumpdown, cold",
+                "seed004: bumpdown, warm",
+                "seed004: bumpdown, release ms",
+                "seed004: bumpdown, peak RSS MiB",
             ]
         );
     }
@@ -350,26 +256,14 @@ mod tests {
         assert!(verdicts(&sections(1.2, 0.01), &a).iter().all(|v| *v == Verdict::Faster));
         // Each figure's own spread is the noise: 20% slower within 15% + 15% is no change,
         // except for the programs' peak RSS, which stores no spread.
-        let noisy = verdicts(&sections(1.0, 0.15), &sections(1.2, 0.15));
-        let (rss, rest) = noisy.split_last().unwrap();
-        assert_eq!(*rss, Verdict::Slower);
-        assert!(rest.iter().all(|v| *v == Verdict::Same), "{noisy:?}");
-    }
-
-    #[test]
-    fn program_tables_are_read_from_the_stored_output() {
-        let rows = program_rows(&sections(1.0, 0.1).programs.unwrap().output);
-        assert_eq!(
-            rows,
-            [ProgramRow {
-                program: "FileCheck".to_owned(),
-                allocator: "bumpdown".to_owned(),
-                wall_s: 1.5,
-                wall_min: 1.5,
-                wall_max: 1.65,
-                rss_mib: 40.0,
-            }]
-        );
+        for c in changes(&sections(1.0, 0.15), &sections(1.2, 0.15)).0 {
+            let expected = if c.name.starts_with("programs") && c.name.ends_with("peak RSS MiB") {
+                Verdict::Slower
+            } else {
+                Verdict::Same
+            };
+            assert_eq!(c.verdict, expected, "{}", c.name);
+        }
     }
 
     #[test]

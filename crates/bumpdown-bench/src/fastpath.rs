@@ -13,6 +13,7 @@
 //! among them, C and Rust alike. No `objdump`, no numbers: the section says so
 //! instead.
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::process::Command;
 
@@ -20,6 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::contenders::Contender;
 use crate::progress::{Run, Section};
+use crate::section::{self, Context};
+use crate::table::grid;
 
 /// The calls measured, in table order.
 pub const CALLS: [&str; 6] =
@@ -439,6 +442,95 @@ fn callee(insn: &str) -> String {
 
 fn is_conditional_branch(insn: &str) -> bool {
     insn.starts_with('j') && !insn.starts_with("jmp")
+}
+
+impl section::Section for FastPath {
+    fn markdown(&self, md: &mut String, cx: &Context) {
+        let _ = writeln!(md, "## Fast path: instructions per allocation\n");
+        let probes = match self {
+            FastPath::Counted(probes) => probes,
+            FastPath::Unavailable(why) => {
+                let _ = writeln!(md, "Not measured: {why}.\n");
+                return;
+            }
+        };
+        let _ = writeln!(
+            md,
+            "Counted in this benchmark's own machine code (`objdump -d` of the running executable). Each \
+             call is made by an `#[inline(never)]` probe function through the same glue the speed table \
+             uses, with the arena as `&Arena`; *{scope}* makes it through bumpdown's scope handle \
+             (`&Scope` inside `arena.scope(..)`), whose slow path takes the scope's pointer by value, \
+             so that its fast path keeps the old pointer in a register for that call; *{facade}* through \
+             `bumpdown-bumpalo`'s `Bump` (bumpalo's API over `bumpdown::Arena`), which must compile to \
+             the same instructions as *bumpdown*. A cell is \
+             *instructions / conditional branches* from the probe's entry to its first `ret` \
+             (included): the path of an allocation that fits the current chunk, as laid out by the \
+             compiler; \"+ `memcpy`\" names a call on that path. \"(+n)\" counts apart the instructions \
+             on that path that only serve a call (push and pop, parking a value in a callee-saved \
+             register, aligning the stack): gcc keeps those of the slow path's call in the prologue, \
+             where LLVM moves them into the slow block when it can. Fewer instructions are not always \
+             faster (the speed table decides), but these are paid on every allocation.\n",
+            scope = SCOPE,
+            facade = <bumpdown_bumpalo::Bump as Contender>::NAME,
+        );
+        c_columns_note(md, cx.c_probes);
+        let names = columns(probes);
+        let cell = |p: &Probe| {
+            let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
+            let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
+            format!("{} / {}{calls}{saves}", p.instructions, p.branches)
+        };
+        let rows = CALLS.map(|call| {
+            let probe =
+                |name: &&str| probes.iter().find(|p| p.call == call && p.contender == *name && p.instructions > 0);
+            (format!("`{call}`"), names.iter().map(|name| probe(name).map(cell)).collect())
+        });
+        grid(md, "call", &names, rows);
+        if !cx.readme {
+            let _ = writeln!(md, "The instructions of every probe are in `{LISTINGS_FILE}`, beside this report.\n");
+        }
+    }
+}
+
+/// The file beside the report that holds the fast-path probes' disassembly: hundreds of
+/// lines that no reader of the tables wants on the terminal.
+pub const LISTINGS_FILE: &str = "fast-path-listings.md";
+
+/// The disassembly of every fast-path probe, as markdown, or `None` when the section was
+/// not measured.
+pub fn listings(fast_path: Option<&FastPath>) -> Option<String> {
+    let Some(FastPath::Counted(probes)) = fast_path else { return None };
+    let mut md = String::from("# Fast-path probes: the instructions counted\n\n");
+    for p in probes {
+        let _ = writeln!(md, "{} `{}`:\n\n```asm\n{}\n```\n", p.contender, p.call, p.listing.join("\n"));
+    }
+    Some(md)
+}
+
+/// What the fast-path table's C columns hold, or why they are empty (`c_probes`: were
+/// they built, and by which compiler or why not).
+fn c_columns_note(md: &mut String, (built, build): &(bool, String)) {
+    if *built {
+        let _ = writeln!(
+            md,
+            "The C columns are the inline fast path of the C API's header (`bumpdown.h`), built into \
+             this benchmark by {compiler}: `{alloc}` is `bd_alloc(arena, size, align)` with the size \
+             and alignment of each type (the value stored, as the Rust calls do), and for the slice \
+             copy a run-time size with alignment 1 and then `memcpy`. The default header checks for a \
+             NULL arena first: a `test` and a conditional jump (2 instructions, one branch) per call, \
+             which gcc keeps out of a loop's cycle (see the comment above `bd_alloc`). `{nonnull}` is \
+             the same call with `BD_NO_NULL_CHECK` defined before the header: the bump alone, which \
+             is the Rust fast path. `{vm}` is the virtual-memory arena's `bd_vm_alloc`, default \
+             header, which bumps upwards like `VmArena`. C has no inline `alloc_str` (`bd_strdup` \
+             is a call into the library).\n",
+            compiler = build,
+            alloc = C_ALLOC,
+            nonnull = C_ALLOC_NONNULL,
+            vm = C_VM_ALLOC,
+        );
+    } else {
+        let _ = writeln!(md, "The C columns are empty: {build}.\n");
+    }
 }
 
 #[cfg(test)]

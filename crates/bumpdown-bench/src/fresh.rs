@@ -11,6 +11,7 @@
 //! Several child processes each take every sample; the table shows the median of
 //! their medians.
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -19,11 +20,15 @@ use serde::{Deserialize, Serialize};
 use crate::cli::Options;
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
+use crate::harness::relative_spread;
 use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
 use crate::progress::{Run, Section};
 use crate::rows::Words;
+use crate::section::{self, Context, Figure, Figures};
 use crate::sources;
+use crate::table::grid;
+use crate::text::{ns, thousands};
 
 /// Operations per sample, as in stumpalo's benchmark.
 pub const OPS: usize = 100_000;
@@ -200,4 +205,40 @@ fn clear<A: Contender>(samples: usize) -> f64 {
         }
     }
     median(&mut times)
+}
+
+impl section::Section for FreshResults {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        let fresh = self;
+        let _ = writeln!(md, "## A new arena per sample (stumpalo's method)\n");
+        let _ = writeln!(
+            md,
+            "Each sample makes a new arena, performs {} operations of the row's kind and drops the \
+             arena, all timed (chunk growth, first touches of fresh memory and freeing included), \
+             with mimalloc as the global allocator, as stumpalo's own `benches/comparison.rs` does. \
+             `clear`: one `reset` of a new arena holding {} `u64`s. Median of {} processes' medians \
+             of {} samples; ns per operation.\n",
+            thousands(OPS),
+            thousands(OPS),
+            fresh.processes,
+            fresh.samples
+        );
+        let names = contenders::names();
+        let rows = ROWS.iter().filter_map(|row| {
+            let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
+            let best = cells.iter().flatten().copied().reduce(f64::min)?.max(f64::MIN_POSITIVE);
+            Some((
+                row.to_string(),
+                cells.iter().map(|c| c.map(|t| format!("{:.2}x ({} ns)", t / best, ns(t)))).collect(),
+            ))
+        });
+        grid(md, "case", &names, rows);
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for c in &self.cells {
+            let spread = relative_spread(&c.process_values);
+            figures.push((format!("fresh: {}, {}", c.row, c.contender), Figure { median: c.ns_per_op, spread }));
+        }
+    }
 }

@@ -31,6 +31,7 @@ mod results;
 pub mod rows;
 mod scope_kernels;
 mod scopes;
+mod section;
 mod seed004;
 mod sources;
 mod speed;

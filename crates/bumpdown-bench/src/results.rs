@@ -14,6 +14,7 @@ use crate::programs::Programs;
 use crate::realuse::RealUse;
 use crate::resets::{ResetCosts, ResetResult};
 use crate::scopes::ScopeResults;
+use crate::section::Section;
 use crate::seed004::Seed004Result;
 use crate::speed::SpeedResults;
 use crate::threads::ThreadCell;
@@ -82,6 +83,29 @@ impl Results {
             ));
         }
         serde_json::from_str(text).map_err(|e| format!("not a results file: {e}"))
+    }
+
+    /// The sections that hold results, in the report's order, each with the name
+    /// `--filter` and the failed-sections list know it by.
+    pub fn sections(&self) -> Vec<(&'static str, &dyn Section)> {
+        fn listed<T: Section>(results: Option<&T>) -> Option<&dyn Section> {
+            results.map(|r| r as &dyn Section)
+        }
+        [
+            ("speed", listed(self.speed.as_ref())),
+            ("fast_path", listed(self.fast_path.as_ref())),
+            ("scopes", listed(self.scopes.as_ref())),
+            ("resets", listed(Some(&self.resets).filter(|r| !r.is_empty()))),
+            ("fresh", listed(self.fresh.as_ref())),
+            ("reset_cost", listed(self.reset_costs.as_ref())),
+            ("threads", listed(Some(&self.threads).filter(|t| !t.is_empty()))),
+            ("real_use", listed(self.real_use.as_ref())),
+            ("programs", listed(self.programs.as_ref())),
+            ("seed004", listed(self.seed004.as_ref())),
+        ]
+        .into_iter()
+        .filter_map(|(name, section)| Some((name, section?)))
+        .collect()
     }
 
     /// Reads the results file at `path`.

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use crate::harness::{range, relative_spread};
 use crate::procs::Pooled;
-use crate::speed::{range, relative_spread};
 use crate::text::ns;
 
 /// One line of a [`grid`]: its label and its cells (`None` is drawn `—`, an empty cell

@@ -8,6 +8,7 @@
 //! (untimed) between samples, and the contenders take their samples in rotating rounds.
 
 use std::alloc::Layout;
+use std::fmt::Write;
 use std::hint::black_box;
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
@@ -15,8 +16,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
+use crate::harness::relative_spread;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
 use crate::progress::{Run, Section};
+use crate::section::{self, Context, Figure, Figures};
+use crate::table::{colour, grid};
+use crate::text::{ns, thousands};
 
 /// Allocations per thread per sample.
 pub const PER_THREAD: usize = 200_000;
@@ -187,4 +192,58 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
         }
     }
     cells
+}
+
+impl section::Section for Vec<ThreadCell> {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        let cells = self;
+        let _ = writeln!(
+            md,
+            "## Arenas shared between threads
+"
+        );
+        let _ = writeln!(
+            md,
+            "Each thread allocates {} `u64`s (written, `black_box`ed) as fast as it can; the threads \
+             start together at a barrier. A cell is the slowest thread's ns per allocation (median \
+             over samples, fastest–slowest sample in brackets) and its ratio to the fastest in the row. \
+             \"shared\" allocates through the shared arena (`&SyncArena`, `&SyncBlinkAlloc`, a \
+             `Mutex<bumpalo::Bump>` locked per allocation); \"per-thread handle\" through \
+             `SyncArena::local` / `SyncBlinkAlloc::local`.\n",
+            thousands(PER_THREAD)
+        );
+        let mut names: Vec<&str> = Vec::new();
+        for c in cells {
+            if !names.contains(&c.contender.as_str()) {
+                names.push(&c.contender);
+            }
+        }
+        let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        let mut rows: Vec<(usize, Mode)> = Vec::new();
+        for c in cells {
+            if !rows.contains(&(c.threads, c.mode)) {
+                rows.push((c.threads, c.mode));
+            }
+        }
+        let rows = rows.into_iter().map(|(t, mode)| {
+            let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
+            let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+            let cell = |c: &&ThreadCell| {
+                let (ratio, (lo, hi)) = (c.median_ns / fastest, c.range);
+                format!("{} {ratio:.2}x ({} ns [{}–{}])", colour(ratio), ns(c.median_ns), ns(lo), ns(hi))
+            };
+            (
+                format!("{t} | {}", mode.key()),
+                names.iter().map(|n| row.iter().find(|c| c.contender == *n).map(cell)).collect(),
+            )
+        });
+        grid(md, "threads | access", &header, rows);
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for c in self {
+            let name = format!("threads: {} ({}), {}", c.threads, c.mode.key(), c.contender);
+            figures.push((name, Figure { median: c.median_ns, spread: relative_spread(&[c.range.0, c.range.1]) }));
+        }
+    }
 }
