@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contenders::Contender;
 use crate::progress::{Run, Section};
-use crate::section::{self, Context};
+use crate::section::{self, prose, Context};
 use crate::table::grid;
 
 /// The calls measured, in table order.
@@ -454,25 +454,10 @@ impl section::Section for FastPath {
                 return;
             }
         };
-        let _ = writeln!(
-            md,
-            "Counted in this benchmark's own machine code (`objdump -d` of the running executable). Each \
-             call is made by an `#[inline(never)]` probe function through the same glue the speed table \
-             uses, with the arena as `&Arena`; *{scope}* makes it through bumpdown's scope handle \
-             (`&Scope` inside `arena.scope(..)`), whose slow path takes the scope's pointer by value, \
-             so that its fast path keeps the old pointer in a register for that call; *{facade}* through \
-             `bumpdown-bumpalo`'s `Bump` (bumpalo's API over `bumpdown::Arena`), which must compile to \
-             the same instructions as *bumpdown*. A cell is \
-             *instructions / conditional branches* from the probe's entry to its first `ret` \
-             (included): the path of an allocation that fits the current chunk, as laid out by the \
-             compiler; \"+ `memcpy`\" names a call on that path. \"(+n)\" counts apart the instructions \
-             on that path that only serve a call (push and pop, parking a value in a callee-saved \
-             register, aligning the stack): gcc keeps those of the slow path's call in the prologue, \
-             where LLVM moves them into the slow block when it can. Fewer instructions are not always \
-             faster (the speed table decides), but these are paid on every allocation.\n",
-            scope = SCOPE,
-            facade = <bumpdown_bumpalo::Bump as Contender>::NAME,
-        );
+        md.push_str(&prose(
+            "fast_path",
+            &[("scope", &SCOPE), ("facade", &<bumpdown_bumpalo::Bump as Contender>::NAME)],
+        ));
         c_columns_note(md, cx.c_probes);
         let names = columns(probes);
         let cell = |p: &Probe| {
@@ -511,23 +496,10 @@ pub fn listings(fast_path: Option<&FastPath>) -> Option<String> {
 /// they built, and by which compiler or why not).
 fn c_columns_note(md: &mut String, (built, build): &(bool, String)) {
     if *built {
-        let _ = writeln!(
-            md,
-            "The C columns are the inline fast path of the C API's header (`bumpdown.h`), built into \
-             this benchmark by {compiler}: `{alloc}` is `bd_alloc(arena, size, align)` with the size \
-             and alignment of each type (the value stored, as the Rust calls do), and for the slice \
-             copy a run-time size with alignment 1 and then `memcpy`. The default header checks for a \
-             NULL arena first: a `test` and a conditional jump (2 instructions, one branch) per call, \
-             which gcc keeps out of a loop's cycle (see the comment above `bd_alloc`). `{nonnull}` is \
-             the same call with `BD_NO_NULL_CHECK` defined before the header: the bump alone, which \
-             is the Rust fast path. `{vm}` is the virtual-memory arena's `bd_vm_alloc`, default \
-             header, which bumps upwards like `VmArena`. C has no inline `alloc_str` (`bd_strdup` \
-             is a call into the library).\n",
-            compiler = build,
-            alloc = C_ALLOC,
-            nonnull = C_ALLOC_NONNULL,
-            vm = C_VM_ALLOC,
-        );
+        md.push_str(&prose(
+            "fast_path_c",
+            &[("compiler", &build), ("alloc", &C_ALLOC), ("nonnull", &C_ALLOC_NONNULL), ("vm", &C_VM_ALLOC)],
+        ));
     } else {
         let _ = writeln!(md, "The C columns are empty: {build}.\n");
     }

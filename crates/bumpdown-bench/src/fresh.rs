@@ -11,7 +11,6 @@
 //! Several child processes each take every sample; the table shows the median of
 //! their medians.
 
-use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -25,7 +24,7 @@ use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
 use crate::progress::{Run, Section};
 use crate::rows::Words;
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::sources;
 use crate::table::grid;
 use crate::text::{ns, thousands};
@@ -210,19 +209,10 @@ fn clear<A: Contender>(samples: usize) -> f64 {
 impl section::Section for FreshResults {
     fn markdown(&self, md: &mut String, _: &Context) {
         let fresh = self;
-        let _ = writeln!(md, "## A new arena per sample (stumpalo's method)\n");
-        let _ = writeln!(
-            md,
-            "Each sample makes a new arena, performs {} operations of the row's kind and drops the \
-             arena, all timed (chunk growth, first touches of fresh memory and freeing included), \
-             with mimalloc as the global allocator, as stumpalo's own `benches/comparison.rs` does. \
-             `clear`: one `reset` of a new arena holding {} `u64`s. Median of {} processes' medians \
-             of {} samples; ns per operation.\n",
-            thousands(OPS),
-            thousands(OPS),
-            fresh.processes,
-            fresh.samples
-        );
+        md.push_str(&prose(
+            "fresh",
+            &[("ops", &thousands(OPS)), ("processes", &fresh.processes), ("samples", &fresh.samples)],
+        ));
         let names = contenders::names();
         let rows = ROWS.iter().filter_map(|row| {
             let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();

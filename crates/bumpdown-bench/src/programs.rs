@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::{Effort, Options};
 use crate::harness::relative_spread;
 use crate::progress::{Run, Section};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 
 /// What the scripts printed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -84,22 +84,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
 impl section::Section for Programs {
     fn markdown(&self, md: &mut String, _: &Context) {
         let p = self;
-        let _ = writeln!(md, "## Real programs under other allocators\n");
-        let _ = writeln!(
-            md,
-            "Programs no one here wrote, each run under every allocator in turn ({} interleaved \
-             round(s); `--full` runs three rounds and every program). Under `LD_PRELOAD`: glibc \
-             (nothing preloaded), mimalloc, jemalloc and `libbumpdown_malloc.so` (default mode, and \
-             pure bump for FileCheck); FileCheck runs seed 001's torture input (500,000 random \
-             lines, one `CHECK: {{{{.+}}}}` per line); the other inputs are generated with fixed \
-             seeds (`crates/bumpdown-malloc/bench/gen_inputs.py`), and each program's output must \
-             be the same under every allocator. The Rust programs (serde_json: parse ~100 MB of JSON \
-             into a `Value`, walk it, exit; with `--full` also `syn`: parse ~4 MB of generated Rust, \
-             walk the tree, exit) are built three times: system allocator, mimalloc, `BumpGlobal`. \
-             Wall and CPU times are medians; ratios are to glibc, of the medians and *paired* (each \
-             run against glibc's run of the same round: median and range). Programs run here: {}.\n",
-            p.rounds, p.preload_programs
-        );
+        md.push_str(&prose("programs", &[("rounds", &p.rounds), ("programs", &p.preload_programs)]));
         for line in p.output.lines() {
             let _ = writeln!(md, "{line}");
         }

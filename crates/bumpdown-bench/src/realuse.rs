@@ -28,7 +28,7 @@ use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED, REFERENCE};
 use crate::harness::{self, relative_spread};
 use crate::heap;
 use crate::progress::{Run, Section};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
 use crate::table::{colour, grid};
 use crate::text::{mib, thousands};
@@ -586,24 +586,15 @@ fn real_use_colour(way: &str) -> &'static str {
 impl section::Section for RealUse {
     fn markdown(&self, md: &mut String, cx: &Context) {
         let r = self;
-        let _ = writeln!(md, "## Real use: parse, evaluate, drop a syntax tree\n");
-        let _ = writeln!(
-            md,
-            "A generated program ({} MiB, {} statements such as `x12 = (x3 + 41) * max(x7, -x1, 9);`, \
-             {} nodes, fixed seed) is parsed by one recursive-descent parser into a tree held three \
-             ways: in a `bumpdown::Arena` (children `&'a Expr<'a>` by `alloc`, call arguments by \
-             `alloc_slice_copy`, names by `alloc_str`, the statement list by `alloc_iter`), in a \
-             `bumpalo::Bump` (the same calls), and on the heap (`Box` children, `Vec` arguments, \
-             `Box<str>` names). Then the program is evaluated (a walk of the whole tree) and the tree \
-             dropped. Arenas start empty (`new()`), so parsing includes their chunk growth. Median of {} \
-             runs per way, the ways taking turns; all agree on the result. *Held* is what the tree holds \
-             from the global allocator once parsed (requested bytes, so `malloc`'s per-block overhead \
-             comes on top for each block); for arenas `allocated_bytes()` is their chunks' capacity.\n",
-            r.source_bytes >> 20,
-            thousands(r.statements),
-            thousands(r.nodes),
-            r.runs
-        );
+        md.push_str(&prose(
+            "real_use",
+            &[
+                ("mib", &(r.source_bytes >> 20)),
+                ("statements", &thousands(r.statements)),
+                ("nodes", &thousands(r.nodes)),
+                ("runs", &r.runs),
+            ],
+        ));
         let fastest = r.ways.iter().map(|w| w.parse_ms + w.eval_ms + w.drop_ms).fold(f64::INFINITY, f64::min);
         let columns = ["parse ms", "evaluate ms", "drop ms", "total", "held (MiB)", "heap blocks"];
         let lines = r.ways.iter().map(|w| {
@@ -620,12 +611,7 @@ impl section::Section for RealUse {
             (w.name.clone(), cells.into_iter().map(Some).chain([w.arena_bytes.map(mib)]).collect())
         });
         grid(md, "tree in", &columns.into_iter().chain(["`allocated_bytes()` (MiB)"]).collect::<Vec<_>>(), lines);
-        let _ = writeln!(
-            md,
-            "The generator, the parser and both tree types are in `crates/bumpdown-bench/src/realuse.rs` \
-             ({} bytes of source asked for).\n",
-            thousands(SOURCE_BYTES)
-        );
+        md.push_str(&prose("real_use_source", &[("bytes", &thousands(SOURCE_BYTES))]));
         let _ = writeln!(md, "![real use: parse, evaluate and drop ms per way]({}real-use.svg)\n", cx.images);
     }
 

@@ -8,7 +8,7 @@ use crate::charts::Chart;
 use crate::cli::Effort;
 use crate::fastpath;
 use crate::results::Results;
-use crate::section::Context;
+use crate::section::{prose, Context};
 use crate::speed;
 use crate::table::legend;
 
@@ -72,28 +72,22 @@ impl Results {
     pub fn readme(&self, charts: &[Chart]) -> String {
         let m = &self.machine;
         let mut md = String::new();
-        let _ = writeln!(
-            md,
-            "<!-- Generated from the stored run {README_IMAGES}{STORED_RUN} by `cargo run --release -p \
-             bumpdown-bench -- render --readme {README_IMAGES}{STORED_RUN}`. That file and the SVGs \
-             beside it come from bumpdown-report/ in cargo's target directory after `cargo run \
-             --release -p bumpdown-bench -- {}`; crates/bumpdown-bench/tests/readme.rs checks that \
-             this section is that file's. -->\n",
-            self.effort.flag()
-        );
-        let _ = writeln!(
-            md,
-            "Measured on {} on {} ({} cores, Linux {}) with {}, `{}`. Run it yourself: \
-             `cargo run --release -p bumpdown-bench` (about {} on two cores, and a minute and \
-             a half more for the first build).\n",
-            m.date,
-            m.cpu,
-            m.cores,
-            m.kernel,
-            m.rustc,
-            self.effort.flag(),
-            crate::progress::minutes(crate::plan::expected_run_secs(Effort::Quick).0)
-        );
+        md.push_str(&prose(
+            "readme_comment",
+            &[("images", &README_IMAGES), ("stored_run", &STORED_RUN), ("effort", &self.effort.flag())],
+        ));
+        md.push_str(&prose(
+            "readme_machine",
+            &[
+                ("date", &m.date),
+                ("cpu", &m.cpu),
+                ("cores", &m.cores),
+                ("kernel", &m.kernel),
+                ("rustc", &m.rustc),
+                ("effort", &self.effort.flag()),
+                ("minutes", &crate::progress::minutes(crate::plan::expected_run_secs(Effort::Quick).0)),
+            ],
+        ));
         how_to_read(&mut md, charts.iter().map(|c| c.file), README_IMAGES);
         let cx = self.context(charts, README_IMAGES);
         let sections = self.sections();
@@ -135,25 +129,12 @@ const README_SECTIONS: [&str; 9] =
 /// "How to read this report", with chart links prefixed by `image_dir`.
 fn how_to_read<'a>(md: &mut String, charts: impl Iterator<Item = &'a str>, image_dir: &str) {
     let charts: Vec<String> = charts.map(|file| format!("[{file}]({image_dir}{file})")).collect();
-    let _ = writeln!(
-        md,
-        "**How to read this report.** Each speed cell is the median time of one operation and its \
-         ratio to the fastest contender of the same row: **1.00x is the fastest**, 1.50x takes half \
-         as long again. The marks band the ratio: {}. Every table is measured twice: with a \
-         *stack-local* arena, which the compiler may keep in registers across an inlined loop (the \
-         best case), and *through a reference* (`&Arena` passed to an `#[inline(never)]` function, \
-         as in code that hands an arena to helpers), where every allocation loads and stores the \
-         bump pointer. Each table is measured in several processes with the stack shifted 16 bytes \
-         each; the *spread* column shows how far a cell moved between them, so ratios closer \
-         together than that spread are a tie. The numbers come from one shared machine: compare \
-         ratios, not absolute nanoseconds.{}\n",
-        legend(),
-        if charts.is_empty() {
-            String::new()
-        } else {
-            format!(" The charts ({}) are SVG files; in each, one colour is one contender.", charts.join(", "))
-        }
-    );
+    let charts = if charts.is_empty() {
+        String::new()
+    } else {
+        format!(" The charts ({}) are SVG files; in each, one colour is one contender.", charts.join(", "))
+    };
+    md.push_str(&prose("how_to_read", &[("legend", &legend()), ("charts", &charts)]));
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR` if set, else the nearest

@@ -6,7 +6,6 @@
 //! allocate (and page-fault) them again on the next fill; an arena whose reset walks
 //! its chunks pays for each one, every time.
 
-use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -15,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
 use crate::heap::Snapshot;
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::table::grid;
 use crate::text::{mib, ns};
 
@@ -172,13 +171,7 @@ fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usi
 
 impl section::Section for Vec<ResetResult> {
     fn markdown(&self, md: &mut String, _: &Context) {
-        let _ = writeln!(md, "## What `reset` keeps\n");
-        let _ = writeln!(
-            md,
-            "Each arena starts empty, receives {} MiB in 1 KiB `alloc_slice_copy`s, is reset, \
-             then receives the same again. Counted at the global allocator.\n",
-            FILL_BYTES >> 20
-        );
+        md.push_str(&prose("resets", &[("mib", &(FILL_BYTES >> 20))]));
         let columns = ["chunks (MiB) after the fill", "kept by `reset`", "chunk allocations for the refill"];
         let lines = self.iter().map(|r| {
             let cells = [format!("{} ({})", r.filled.0, mib(r.filled.1)), format!("{} ({})", r.kept.0, mib(r.kept.1))];
@@ -191,19 +184,10 @@ impl section::Section for Vec<ResetResult> {
 impl section::Section for ResetCosts {
     fn markdown(&self, md: &mut String, _: &Context) {
         let costs = self;
-        let _ = writeln!(md, "## What one `reset` costs as the arena holds more chunks\n");
-        let _ = writeln!(
-            md,
-            "Each arena is filled with {}-byte `alloc_slice_copy`s, then reset; the median time of the \
-             `reset` call alone, in ns, with the heap blocks the arena held after the fill in brackets. \
-             The first column is `bumpdown`'s `Arena` with chunks capped at {} KiB \
-             (`with_max_chunk_size`), so that it holds the row's number of chunks; the others are \
-             made as in every other table. Every figure includes reading the clock twice: {} ns \
-             with nothing between.\n",
-            COST_PIECE,
-            SMALL_CHUNK >> 10,
-            ns(costs.clock_ns)
-        );
+        md.push_str(&prose(
+            "reset_cost",
+            &[("piece", &COST_PIECE), ("chunk_kib", &(SMALL_CHUNK >> 10)), ("clock", &ns(costs.clock_ns))],
+        ));
         let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
         let rows = CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
             let label = format!("{:.1} KiB ({chunks} small chunks)", fill_bytes(chunks) as f64 / 1024.0);

@@ -24,7 +24,7 @@ use crate::kernels::{self, Alloc, Form};
 use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::speed;
 use crate::svg::{ticks, Anchor};
 use crate::table::{timed_row, timed_table, what_each_row, Timed};
@@ -456,51 +456,30 @@ impl section::Section for ScopeResults {
     fn markdown(&self, md: &mut String, cx: &Context) {
         let scopes = self;
         let processes = scopes.stack_offsets.len();
-        let _ = writeln!(md, "## Scopes and temporary memory\n");
-        let _ = writeln!(
-            md,
-            "- Each cell: median time per operation over {} samples ({processes} processes × {}), and the \
-             ratio to the fastest way of the row (1.00x = fastest). Measured as the speed table is: all \
-             cells of a row interleaved sample by sample after a warm-up, clock overhead subtracted, the \
-             stack shifted 16 bytes per process (offsets mod 64: {:?}). Measuring took {:.0} s.\n\
-             - Arenas are sized and warmed beforehand and scopes rewind on exit, so no timed batch \
-             allocates a chunk (⚠ marks a cell where one did). Every allocation goes to `black_box`.\n\
-             - In the scope columns the arena lives on the heap and reaches an `#[inline(never)]` \
-             function as `&mut`; that function opens the scope, with the crate's own call, and runs the \
-             loop. `scratch` needs no arena: it uses the thread's own.\n\
-             - *Allocation loop*: one scope per sample, {} allocations in it. The `&Arena` and local \
-             `Arena` columns are the speed table's two forms of bumpdown: the same loop without a scope.\n\
-             - *Enter / allocate / exit*: one operation is: enter a scope, {} × `alloc(u64)`, leave; {} \
-             per sample.\n\
-             - *Bumper.jl*: `f(x)` takes a temporary of `x.len()` = {} `i64`, fills it with `x[i] + 1` \
-             and returns its sum, as in Bumper.jl's README. `f` is `#[inline(never)]`; input and result \
-             pass through `black_box`, and so does the filled temporary before the sum, so it is really \
-             allocated, written and read back. The `Vec` is `collect`ed and runs with the bench's heap \
-             counters paused (their atomic adds are not part of `malloc`); `arena.scope` gets the arena \
-             as `&mut Arena`; the stack array is zeroed (safe Rust) and sliced to the input's length. \
-             *The work alone* is the same function on an uninitialized stack array: no allocation, \
-             no zeroing; each column's distance from it is what its memory costs. {} calls per sample.\n",
-            processes * scopes.samples_per_process,
-            scopes.samples_per_process,
-            scopes.stack_offsets,
-            scopes.elapsed.as_secs_f64(),
-            thousands(LOOP_ITERS),
-            sk::PER_SCOPE,
-            thousands(ENTER_ITERS),
-            bumper::LEN,
-            thousands(BUMPER_ITERS),
-        );
+        md.push_str(&prose(
+            "scopes",
+            &[
+                ("samples", &(processes * scopes.samples_per_process)),
+                ("processes", &processes),
+                ("per_process", &scopes.samples_per_process),
+                ("offsets", &format!("{:?}", scopes.stack_offsets)),
+                ("secs", &format!("{:.0}", scopes.elapsed.as_secs_f64())),
+                ("loop_iters", &thousands(LOOP_ITERS)),
+                ("per_scope", &sk::PER_SCOPE),
+                ("enter_iters", &thousands(ENTER_ITERS)),
+                ("bumper_len", &bumper::LEN),
+                ("bumper_iters", &thousands(BUMPER_ITERS)),
+            ],
+        ));
         if scopes.rows.iter().any(|row| row.table == Table::Collections) {
-            let _ = writeln!(
-                md,
-                "- *Collections*: one operation builds a string (`push_str` of 1 to 16-byte pieces, {} bytes) \
-                 or a vector ({} `push` of `u64`) from empty, then resets the arena; {} per sample. The \
-                 `allocator_api2` columns use `Vec<_, &Bump>` / `Vec<_, &Arena>` with `extend_from_slice` / \
-                 `push`.\n",
-                thousands(ck::STRING_BYTES),
-                thousands(ck::VEC_LEN),
-                thousands(COLLECTION_ITERS),
-            );
+            md.push_str(&prose(
+                "scopes_collections",
+                &[
+                    ("string_bytes", &thousands(ck::STRING_BYTES)),
+                    ("vec_len", &thousands(ck::VEC_LEN)),
+                    ("iters", &thousands(COLLECTION_ITERS)),
+                ],
+            ));
         }
         for table in Table::ALL {
             scope_table(md, scopes, table);

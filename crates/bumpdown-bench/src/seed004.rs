@@ -34,7 +34,7 @@ use crate::contenders::{self, Contender, Visitor};
 use crate::harness::relative_spread;
 use crate::procs;
 use crate::progress::{self, Section};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
 use crate::table::grid;
 use crate::text::{ns, thousands};
@@ -413,27 +413,15 @@ fn usage() -> Usage {
 impl section::Section for Vec<Seed004Result> {
     fn markdown(&self, md: &mut String, cx: &Context) {
         let (results, rounds) = (self, rounds(cx.effort));
-        let _ = writeln!(md, "## Seed-004: ten million 64-byte allocations\n");
-        let _ = writeln!(
-            md,
-            "- Each contender runs in its own process: {} allocations of {} bytes, each written in \
-             full; then everything is freed at once (arena `reset`, or the `free`s); then all {} again \
-             (pass 2, warm). The whole list runs {} times, interleaved; each figure is the median.\n\
-             - Arenas start empty (`new()`), so pass 1 includes chunk growth and page faults; a page \
-             fault maps one fresh 4 KiB page, so a warm pass without faults reused all of its memory.\n\
-             - `bare-bump` moves a pointer through a buffer written in full beforehand: the floor. \
-             `bare-bump (fresh pages)` does the same over a buffer never touched: its pass 1 is the \
-             first-touch floor (one fault per 4 KiB page) that an arena growing on fresh memory \
-             pays unless it populates pages ahead; *cold vs first touch* compares pass 1 with it.\n\
-             - *Pass 1 CPU* is the process's user and system time per allocation, every thread \
-             counted: above the wall time when a thread of the allocator's works alongside.\n\
-             - Peak RSS is the child's `getrusage` `ru_maxrss`, compared with the {} MB payload.\n",
-            thousands(COUNT),
-            SIZE,
-            thousands(COUNT),
-            rounds,
-            PAYLOAD / 1_000_000
-        );
+        md.push_str(&prose(
+            "seed004",
+            &[
+                ("count", &thousands(COUNT)),
+                ("size", &SIZE),
+                ("rounds", &rounds),
+                ("payload_mb", &(PAYLOAD / 1_000_000)),
+            ],
+        ));
         let warm = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.warm.ns).filter(|ns| *ns > 0.0);
         let floor = warm(BARE_BUMP);
         let first_touch = results.iter().find(|r| r.name == FIRST_TOUCH).map(|r| r.cold.ns);
@@ -464,26 +452,18 @@ impl section::Section for Vec<Seed004Result> {
             (r.name.clone(), cells)
         });
         grid(md, "contender", &columns, lines);
-        let _ = writeln!(
-            md,
-            "`malloc-free-each` frees each block at once, so it never holds the payload; \
-             `malloc-all-free-all`'s RSS includes its 80 MB pointer array.\n"
-        );
+        md.push_str(&prose("seed004_malloc", &[]));
         if let (Some(vm), Some(glibc)) = (warm(<VmArena as Contender>::NAME), warm(MALLOC_EACH)) {
-            let _ = writeln!(
-                md,
-                "Warm, `VmArena` takes {} ns per allocation and glibc `malloc`+`free` {} ns: **{:.2}x \
-                 faster**. `malloc-free-each` gets the same block back every time, so it writes one \
-                 cache line that never leaves L1; an arena writes {} MB of lines last touched a whole \
-                 pass ago, and each is a cache miss. `VmArena` asks the CPU for the line {} KiB above its \
-                 bump pointer on every allocation, so those misses are under way before the program's \
-                 stores arrive; the chunked arenas, and `bare-bump`, wait for the hardware prefetcher.\n",
-                ns(vm),
-                ns(glibc),
-                glibc / vm,
-                PAYLOAD / 1_000_000,
-                bumpdown::bumping::PREFETCH_AHEAD / 1024
-            );
+            md.push_str(&prose(
+                "seed004_vm",
+                &[
+                    ("vm", &ns(vm)),
+                    ("glibc", &ns(glibc)),
+                    ("ratio", &format!("{:.2}", glibc / vm)),
+                    ("payload_mb", &(PAYLOAD / 1_000_000)),
+                    ("prefetch_kib", &(bumpdown::bumping::PREFETCH_AHEAD / 1024)),
+                ],
+            ));
         }
         let _ = writeln!(md, "![seed-004: cold and warm ns per allocation]({}seed004.svg)\n", cx.images);
     }

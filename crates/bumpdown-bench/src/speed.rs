@@ -26,7 +26,7 @@ use crate::kernels::Form;
 use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
 use crate::rows::{self, Unit};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
 use crate::table::{colour, geometric_means, timed_row, timed_table, what_each_row, Timed};
 use crate::text::ns;
@@ -211,38 +211,17 @@ impl section::Section for SpeedResults {
         }
         let speed = self;
         let processes = speed.process_count();
-        let _ = writeln!(md, "## Speed\n");
-        let _ = writeln!(
-            md,
-            "- Each cell: median time per operation over {} samples ({processes} processes × {}), and \
-             the ratio to the fastest contender of the row (1.00x = fastest).\n\
-             - A sample is one timed batch of 1,000–10,000 allocations (fewer for large sizes: a batch \
-             spans about 256 KiB) into an arena that was sized and filled beforehand and reset, untimed, \
-             before the batch, so no timed batch allocates a chunk (checked at the global allocator: ⚠ \
-             marks a cell where one did). Clock overhead ({} ns per timed region) is subtracted.\n\
-             - All cells of a row take turns sample by sample, starting with a different one each round.\n\
-             - Each contender uses its ordinary calls: `alloc`, `alloc_slice_copy`, `alloc_str`, `reset` \
-             (blink-alloc: `put`, `copy_slice`, `copy_str`); in the `_lit` rows stumpalo uses its own \
-             `alloc_slice_lit_copy` / `alloc_str_lit`. Copy sources start a 4 KiB page.\n\
-             - *bumpdown Scope* is bumpdown's scope handle: each batch runs in one \
-             `arena.scope(|s| ...)` on a `bumpdown::Arena` and allocates through `s` (in the \
-             second table the `#[inline(never)]` function gets `&Scope`). The clock starts inside \
-             the scope and stops before leaving it, and leaving it frees the batch, so it needs no \
-             `reset`. Entering and leaving are timed in the `clear` rows: there its operation is \
-             entering and leaving a scope (a scope user's reset), in `clear_and_reuse` a scope \
-             holding the allocations.\n\
-             - The processes measure on a thread whose stack is shifted by 16 bytes per process, so \
-             stack-local arenas land in every 16-byte slot of a cache line (stack offsets mod 64: {:?}). \
-             *spread*: for the cell of the row where it is widest, the range of the per-process medians \
-             (a whole process running faster or slower moves all of its cells alike) and the range of \
-             the per-process ratios to the row's fastest (what placement does to the comparison).\n\
-             - Measuring took {:.0} s.\n",
-            processes * speed.samples_per_process,
-            speed.samples_per_process,
-            ns(speed.clock_overheads.iter().copied().fold(0.0, f64::max)),
-            speed.stack_offsets,
-            speed.elapsed.as_secs_f64(),
-        );
+        md.push_str(&prose(
+            "speed",
+            &[
+                ("samples", &(processes * speed.samples_per_process)),
+                ("processes", &processes),
+                ("per_process", &speed.samples_per_process),
+                ("clock", &ns(speed.clock_overheads.iter().copied().fold(0.0, f64::max))),
+                ("offsets", &format!("{:?}", speed.stack_offsets)),
+                ("secs", &format!("{:.0}", speed.elapsed.as_secs_f64())),
+            ],
+        ));
         for form in Form::ALL {
             speed_table(md, speed, form);
             let file = if form == Form::Local { "speed-local.svg" } else { "speed-ref.svg" };

@@ -19,7 +19,7 @@ use crate::cli::Options;
 use crate::harness::relative_spread;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
 use crate::progress::{Run, Section};
-use crate::section::{self, Context, Figure, Figures};
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::table::{colour, grid};
 use crate::text::{ns, thousands};
 
@@ -202,16 +202,7 @@ impl section::Section for Vec<ThreadCell> {
             "## Arenas shared between threads
 "
         );
-        let _ = writeln!(
-            md,
-            "Each thread allocates {} `u64`s (written, `black_box`ed) as fast as it can; the threads \
-             start together at a barrier. A cell is the slowest thread's ns per allocation (median \
-             over samples, fastest–slowest sample in brackets) and its ratio to the fastest in the row. \
-             \"shared\" allocates through the shared arena (`&SyncArena`, `&SyncBlinkAlloc`, a \
-             `Mutex<bumpalo::Bump>` locked per allocation); \"per-thread handle\" through \
-             `SyncArena::local` / `SyncBlinkAlloc::local`.\n",
-            thousands(PER_THREAD)
-        );
+        md.push_str(&prose("threads", &[("per_thread", &thousands(PER_THREAD))]));
         let mut names: Vec<&str> = Vec::new();
         for c in cells {
             if !names.contains(&c.contender.as_str()) {
