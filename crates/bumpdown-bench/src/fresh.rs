@@ -22,6 +22,7 @@ use crate::harness::median;
 use crate::harness::relative_spread;
 use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
+use crate::procs;
 use crate::progress::{Run, Section};
 use crate::rows::Words;
 use crate::section::{self, prose, Context, Figure, Figures};
@@ -92,7 +93,7 @@ pub fn selected_rows(options: &Options) -> usize {
 /// Runs the child processes and gathers the table.
 pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
-    let mut per_cell: Vec<(FreshCell, Vec<f64>)> = Vec::new();
+    let mut raw = Vec::new();
     run.section(Section::Fresh, processes);
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
@@ -100,18 +101,19 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
         if let Some(filter) = &options.filter {
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
-        let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
+        let out = procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
-        for cell in cells {
-            match per_cell.iter_mut().find(|(c, _)| c.row == cell.row && c.contender == cell.contender) {
-                Some((_, values)) => values.push(cell.ns_per_op),
-                None => per_cell.push((cell.clone(), vec![cell.ns_per_op])),
-            }
-        }
+        raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
     }
-    let cells = per_cell
+    // One value per process and cell: the pooled median is the median of the processes'.
+    let cells = procs::pool(raw, |a, b| a.0 == b.0)
         .into_iter()
-        .map(|(cell, values)| FreshCell { ns_per_op: median(&mut values.clone()), process_values: values, ..cell })
+        .map(|((row, contender), p)| FreshCell {
+            row,
+            contender,
+            ns_per_op: p.median_ns,
+            process_values: p.process_medians,
+        })
         .collect();
     Ok(FreshResults { cells, processes, samples })
 }
@@ -135,7 +137,7 @@ pub fn child_main(options: &Options) -> Result<(), String> {
                 }
                 let ns = cell::<A>(row, self.samples);
                 let (row, contender) = (row.to_owned(), A::NAME.to_owned());
-                let ns_per_op = crate::procs::four_decimals(ns);
+                let ns_per_op = procs::four_decimals(ns);
                 self.cells.push(FreshCell { row, contender, ns_per_op, process_values: Vec::new() });
             }
         }

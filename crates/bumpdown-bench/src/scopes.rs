@@ -7,9 +7,8 @@
 //! bytes; every cell of a row takes its samples in rotating rounds after a warm-up;
 //! the figure is the median of all samples of all processes.
 
-use std::fmt::Write as _;
+use std::fmt::Write;
 use std::hint::black_box;
-use std::io::Write as _;
 
 use serde::{Deserialize, Serialize};
 
@@ -19,13 +18,12 @@ use crate::cli::Options;
 use crate::collection_kernels as ck;
 use crate::contenders::{self, Column};
 use crate::harness::relative_spread;
-use crate::harness::{self, Sampler};
+use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form};
 use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::section::{self, prose, Context, Figure, Figures};
-use crate::speed;
 use crate::svg::{ticks, Anchor};
 use crate::table::{timed_row, timed_table, what_each_row, Timed};
 use crate::text::ns;
@@ -406,50 +404,24 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         ("scopes", Section::Scopes),
         rows,
         (options, run),
-        |c: RawCell| ((c.row, c.way), c.heap_events, c.samples),
-        |a, b| a.0 == b.0,
+        |a: &(String, String), b| a.0 == b.0,
         |(row, way), pooled| CellResult { row, way, pooled },
     )
     .map(Some)
-}
-
-/// One process's samples of one cell.
-#[derive(Serialize, Deserialize)]
-struct RawCell {
-    row: String,
-    way: String,
-    heap_events: usize,
-    samples: Vec<f64>,
 }
 
 // ----- Child -----------------------------------------------------------------------
 
 /// Child side: measures the selected rows on a shifted stack and prints raw samples.
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
-    let options = options.clone();
-    let out = speed::on_shifted_stack(index, move || measure_rows(&options))?;
-    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
-}
-
-#[inline(never)]
-fn measure_rows(options: &Options) -> String {
-    let rows = selected(options.filter.as_deref());
-    procs::child_samples(options, |clock, plan| {
-        let mut cells = Vec::new();
-        for row in &rows {
-            let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
-            let results = harness::run_interleaved(&mut samplers, clock, plan);
-            for (way, samples) in ways.into_iter().zip(results) {
-                cells.push(RawCell {
-                    row: row.name.to_owned(),
-                    way: way.to_owned(),
-                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-                });
-            }
-        }
-        cells
-    })
+    procs::child_main(
+        options,
+        index,
+        |options| selected(options.filter.as_deref()),
+        |row| {
+            (row.build)().into_iter().map(|(way, sampler)| ((row.name.to_owned(), way.to_owned()), sampler)).collect()
+        },
+    )
 }
 
 impl section::Section for ScopeResults {
@@ -687,7 +659,7 @@ mod tests {
     /// cell runs with the counters paused, so it reports none either).
     #[test]
     fn every_cell_samples_without_touching_the_heap() {
-        let clock = harness::Clock::calibrate();
+        let clock = crate::harness::Clock::calibrate();
         for row in all() {
             for (way, mut sampler) in (row.build)() {
                 for _ in 0..3 {

@@ -12,8 +12,7 @@
 //! per-process *ratio* to the row's fastest is kept too: it shows what placement
 //! does to the comparison itself.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
+use std::fmt::Write;
 use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::charts::{chart, colour_of, Chart, GRID, INK, MUTED, STRIPE};
 use crate::cli::Options;
 use crate::contenders;
-use crate::harness::{self, relative_spread};
+use crate::harness::relative_spread;
 use crate::kernels::Form;
 use crate::procs::{self, Pooled};
 use crate::progress::{Run, Section};
@@ -116,82 +115,22 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         ("speed", Section::Speed),
         rows,
         (options, run),
-        |c: RawCell| ((c.row, c.form, c.contender), c.heap_events, c.samples),
-        |a, b| a.0 == b.0 && a.1 == b.1,
+        |a: &(String, Form, String), b| a.0 == b.0 && a.1 == b.1,
         |(row, form, contender), pooled| CellResult { row, form, contender, pooled },
     )
 }
 
-/// One child's samples of one cell.
-#[derive(Serialize, Deserialize)]
-struct RawCell {
-    row: String,
-    form: Form,
-    contender: String,
-    heap_events: usize,
-    samples: Vec<f64>,
-}
-
-/// Child side: measures every selected row once and prints raw samples.
-///
-/// The work runs on a fresh thread whose stack is shifted by `16 * (index % 4)`
-/// bytes. A thread's stack starts at the same offset within a page in every
-/// process (unlike the main thread's, which the kernel randomises), so with four
-/// or more processes every 16-byte slot of a cache line is measured once.
+/// Child side: measures every selected row once and prints raw samples (see
+/// [`procs::child_main`]).
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
-    let options = options.clone();
-    let out = on_shifted_stack(index, move || measure_rows(&options))?;
-    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
-}
-
-/// Runs `measure` on a fresh thread whose stack is shifted by `16 * (index % 4)`
-/// bytes (see [`child_main`]) and returns what it returned.
-pub fn on_shifted_stack(index: usize, measure: impl FnOnce() -> String + Send + 'static) -> Result<String, String> {
-    let worker = std::thread::Builder::new()
-        .name("measure".to_owned())
-        .spawn(move || match index % 4 {
-            0 => with_stack_shift::<0>(measure),
-            1 => with_stack_shift::<16>(measure),
-            2 => with_stack_shift::<32>(measure),
-            _ => with_stack_shift::<48>(measure),
-        })
-        .map_err(|e| format!("cannot start the measuring thread: {e}"))?;
-    worker.join().map_err(|_| "the measuring thread panicked".to_owned())
-}
-
-/// Runs `f` with `PAD` more bytes of this frame on the stack below the caller.
-#[inline(never)]
-fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
-    let pad = [0u8; PAD];
-    std::hint::black_box(&pad);
-    let out = f();
-    // Keeps `pad` live across the call, so its space cannot be reused.
-    std::hint::black_box(&pad);
-    out
-}
-
-/// Measures every selected row and returns the lines for the parent.
-#[inline(never)]
-fn measure_rows(options: &Options) -> String {
-    let rows = rows::selected(options.filter.as_deref());
-    procs::child_samples(options, |clock, plan| {
-        let mut cells = Vec::new();
-        for row in &rows {
-            let (labels, mut samplers): (Vec<_>, Vec<_>) =
-                row.cells().into_iter().map(|cell| ((cell.contender, cell.form), cell.sampler)).unzip();
-            let results = harness::run_interleaved(&mut samplers, clock, plan);
-            for ((contender, form), samples) in labels.into_iter().zip(results) {
-                cells.push(RawCell {
-                    row: row.name.clone(),
-                    form,
-                    contender: contender.to_owned(),
-                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-                });
-            }
-        }
-        cells
-    })
+    procs::child_main(
+        options,
+        index,
+        |options| rows::selected(options.filter.as_deref()),
+        |row| {
+            row.cells().into_iter().map(|c| ((row.name.clone(), c.form, c.contender.to_owned()), c.sampler)).collect()
+        },
+    )
 }
 
 impl section::Section for SpeedResults {
