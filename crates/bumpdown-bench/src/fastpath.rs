@@ -22,11 +22,14 @@ use serde::{Deserialize, Serialize};
 use crate::contenders::Contender;
 use crate::progress::{Run, Section};
 use crate::section::{self, prose, Context};
-use crate::table::grid;
+use crate::table::{distinct, grid};
 
 /// The calls measured, in table order.
 pub const CALLS: [&str; 6] =
     ["alloc::<u8>", "alloc::<u32>", "alloc::<u64>", "alloc::<u128>", "alloc_slice_copy::<u8>", "alloc_str"];
+
+/// The probe functions of each call in [`CALLS`], by the name their symbols end in.
+const PROBES: [&str; 6] = ["alloc_u8", "alloc_u32", "alloc_u64", "alloc_u128", "alloc_slice_copy_u8", "alloc_str"];
 
 /// Defines the probes of one contender in a module of its own, named
 /// `bumpdown_bench_probe_<key>_<call>` in the binary.
@@ -78,18 +81,7 @@ macro_rules! probes {
                 black_box(alloc_u128(black_box(&arena), 4));
                 black_box(alloc_slice_copy_u8(black_box(&arena), b"probe"));
                 black_box(alloc_str(black_box(&arena), "probe"));
-                let name = |call: &str| Ok(format!("bumpdown_bench_probe_{}_{call}", $key));
-                (
-                    <Arena as Contender>::NAME,
-                    [
-                        name("alloc_u8"),
-                        name("alloc_u32"),
-                        name("alloc_u64"),
-                        name("alloc_u128"),
-                        name("alloc_slice_copy_u8"),
-                        name("alloc_str"),
-                    ],
-                )
+                (<Arena as Contender>::NAME, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{}_{call}", $key))))
             }
         }
     };
@@ -145,18 +137,7 @@ mod bumpdown_scope {
             black_box(alloc_slice_copy_u8(black_box(s), b"probe"));
             black_box(alloc_str(black_box(s), "probe"));
         });
-        let name = |call: &str| Ok(format!("bumpdown_bench_probe_scope_{call}"));
-        (
-            SCOPE,
-            [
-                name("alloc_u8"),
-                name("alloc_u32"),
-                name("alloc_u64"),
-                name("alloc_u128"),
-                name("alloc_slice_copy_u8"),
-                name("alloc_str"),
-            ],
-        )
+        (SCOPE, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_scope_{call}"))))
     }
 }
 
@@ -269,7 +250,7 @@ probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
 probes!(blink, blink_alloc::Blink, "blink");
 
 /// One probe's straight line.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Probe {
     /// Contender name.
     pub contender: String,
@@ -326,11 +307,8 @@ pub fn measure(run: &Run) -> FastPath {
                     Err(why) => Probe {
                         contender: contender.to_string(),
                         call: call.to_string(),
-                        instructions: 0,
-                        branches: 0,
-                        register_saves: 0,
-                        callees: Vec::new(),
                         listing: vec![why],
+                        ..Probe::default()
                     },
                 };
                 probes.push(probe);
@@ -346,13 +324,7 @@ pub fn measure(run: &Run) -> FastPath {
 
 /// The table's columns: the contenders of `probes`, in order.
 pub fn columns(probes: &[Probe]) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    for p in probes {
-        if !names.contains(&p.contender.as_str()) {
-            names.push(&p.contender);
-        }
-    }
-    names
+    distinct(probes.iter().map(|p| p.contender.as_str()))
 }
 
 /// Counts one probe's straight line, the same way for C and Rust.

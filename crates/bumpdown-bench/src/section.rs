@@ -97,7 +97,7 @@ mod tests {
     #[test]
     fn a_part_is_filled_in_and_ends_in_a_blank_line() {
         let text = prose("threads", &[("per_thread", &"200,000")]);
-        assert!(text.starts_with("Each thread allocates 200,000 `u64`s"), "{text}");
+        assert!(text.starts_with("## Arenas shared between threads\n\nEach thread allocates 200,000 `u64`s"), "{text}");
         assert!(text.ends_with(".\n\n") && !text.contains("<!--"), "{text}");
         // The README's header is itself an HTML comment: the part is all of it.
         let comment = prose("readme_comment", &[("images", &"d/"), ("stored_run", &"r.json"), ("effort", &"--full")]);

@@ -110,6 +110,18 @@ fn spread_cell(cells: &[&Timed]) -> String {
     }
 }
 
+/// `items` without repeats, in the order they first come (a table's rows or columns,
+/// from its cells).
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 /// Each column's geometric mean of its ratios (the fair average of ratios) over the
 /// rows where every column has one, and how many rows that is.
 pub fn geometric_means(rows: impl IntoIterator<Item = Vec<Option<f64>>>, columns: usize) -> (Vec<f64>, usize) {

@@ -8,7 +8,6 @@
 //! (untimed) between samples, and the contenders take their samples in rotating rounds.
 
 use std::alloc::Layout;
-use std::fmt::Write;
 use std::hint::black_box;
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
@@ -20,7 +19,7 @@ use crate::harness::relative_spread;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
 use crate::progress::{Run, Section};
 use crate::section::{self, prose, Context, Figure, Figures};
-use crate::table::{colour, grid};
+use crate::table::{colour, distinct, grid};
 use crate::text::{ns, thousands};
 
 /// Allocations per thread per sample.
@@ -197,26 +196,10 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
 impl section::Section for Vec<ThreadCell> {
     fn markdown(&self, md: &mut String, _: &Context) {
         let cells = self;
-        let _ = writeln!(
-            md,
-            "## Arenas shared between threads
-"
-        );
         md.push_str(&prose("threads", &[("per_thread", &thousands(PER_THREAD))]));
-        let mut names: Vec<&str> = Vec::new();
-        for c in cells {
-            if !names.contains(&c.contender.as_str()) {
-                names.push(&c.contender);
-            }
-        }
+        let names = distinct(cells.iter().map(|c| c.contender.as_str()));
         let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-        let mut rows: Vec<(usize, Mode)> = Vec::new();
-        for c in cells {
-            if !rows.contains(&(c.threads, c.mode)) {
-                rows.push((c.threads, c.mode));
-            }
-        }
-        let rows = rows.into_iter().map(|(t, mode)| {
+        let rows = distinct(cells.iter().map(|c| (c.threads, c.mode))).into_iter().map(|(t, mode)| {
             let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
             let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
             let cell = |c: &&ThreadCell| {
