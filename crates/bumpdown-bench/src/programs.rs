@@ -83,9 +83,8 @@ pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
 
 impl section::Section for Programs {
     fn markdown(&self, md: &mut String, _: &Context) {
-        let p = self;
-        md.push_str(&prose("programs", &[("rounds", &p.rounds), ("programs", &p.preload_programs)]));
-        for line in p.output.lines() {
+        md.push_str(&prose("programs", &[("rounds", &self.rounds), ("programs", &self.preload_programs)]));
+        for line in self.output.lines() {
             let _ = writeln!(md, "{line}");
         }
         md.push('\n');
