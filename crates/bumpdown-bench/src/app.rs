@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output, Stage};
-use crate::progress::{self, Run, Section};
+use crate::progress::{self, Phase, Run};
 use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
@@ -119,34 +119,33 @@ fn run_report(options: Options) -> Result<(), String> {
         ));
     }
     let plan = plan::plan(&options);
-    let planned = |section: Section| plan.iter().any(|p| p.section == section);
+    let planned = |section: Phase| plan.iter().any(|p| p.section == section);
     let run = Run::start(plan.clone());
     let mut failed = Failed { run: &run, sections: Vec::new() };
-    let speed = if planned(Section::Speed) { failed.keep("speed", speed::measure(&options, &run)) } else { None };
+    let speed = if planned(Phase::Speed) { failed.keep("speed", speed::measure(&options, &run)) } else { None };
     let scopes =
-        if planned(Section::Scopes) { failed.keep("scopes", scopes::measure(&options, &run)).flatten() } else { None };
-    let resets = if planned(Section::Resets) {
-        run.section(Section::Resets, 1);
+        if planned(Phase::Scopes) { failed.keep("scopes", scopes::measure(&options, &run)).flatten() } else { None };
+    let resets = if planned(Phase::Resets) {
+        run.section(Phase::Resets, 1);
         resets::measure()
     } else {
         Vec::new()
     };
-    let fresh = if planned(Section::Fresh) { failed.keep("fresh", fresh::measure(&options, &run)) } else { None };
-    let reset_costs = planned(Section::ResetCost).then(|| {
-        run.section(Section::ResetCost, 1);
+    let fresh = if planned(Phase::Fresh) { failed.keep("fresh", fresh::measure(&options, &run)) } else { None };
+    let reset_costs = planned(Phase::ResetCost).then(|| {
+        run.section(Phase::ResetCost, 1);
         resets::measure_cost(options.effort.reset_samples())
     });
-    let threads = if planned(Section::Threads) { threads::measure(&options, &run) } else { Vec::new() };
-    let seed004 =
-        if planned(Section::Seed004) { failed.keep("seed004", seed004::measure(&options, &run)) } else { None };
-    let fast_path = planned(Section::FastPath).then(|| fastpath::measure(&run));
-    let real_use = if planned(Section::RealUse) {
+    let threads = if planned(Phase::Threads) { threads::measure(&options, &run) } else { Vec::new() };
+    let seed004 = if planned(Phase::Seed004) { failed.keep("seed004", seed004::measure(&options, &run)) } else { None };
+    let fast_path = planned(Phase::FastPath).then(|| fastpath::measure(&run));
+    let real_use = if planned(Phase::RealUse) {
         failed.keep("real_use", realuse::measure(options.effort.real_use_runs(), &run))
     } else {
         None
     };
     let programs =
-        if planned(Section::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
+        if planned(Phase::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
     let failed = failed.sections;
     run.finish();
     let results = Results {

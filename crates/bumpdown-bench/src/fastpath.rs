@@ -20,7 +20,7 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use crate::contenders::Contender;
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context};
 use crate::table::{distinct, grid};
 
@@ -282,7 +282,7 @@ pub enum FastPath {
 
 /// Runs every probe once, disassembles this executable and counts.
 pub fn measure(run: &Run) -> FastPath {
-    run.section(Section::FastPath, 2);
+    run.section(Phase::FastPath, 2);
     run.step("probes");
     let mut sets = vec![
         bumpdown_arena::run(),
@@ -544,8 +544,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "runs objdump")]
     fn every_probe_is_found_and_counted_up_to_its_ret() {
-        let run =
-            crate::progress::Run::hidden(vec![crate::progress::Planned { section: Section::FastPath, secs: 1.0 }]);
+        let run = crate::progress::Run::hidden(vec![crate::progress::Planned { section: Phase::FastPath, secs: 1.0 }]);
         match measure(&run) {
             FastPath::Counted(probes) => {
                 // The contenders, the scope handle, the bumpalo facade and three C

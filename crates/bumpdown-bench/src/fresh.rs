@@ -23,7 +23,7 @@ use crate::harness::relative_spread;
 use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
 use crate::procs;
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::rows::Words;
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::sources;
@@ -94,7 +94,7 @@ pub fn selected_rows(options: &Options) -> usize {
 pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
     let mut raw = Vec::new();
-    run.section(Section::Fresh, processes);
+    run.section(Phase::Fresh, processes);
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
         let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];

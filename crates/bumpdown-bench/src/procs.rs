@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
 use crate::harness::{self, Clock, Plan, Sampler};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 
 /// What a measuring child (speed or scope tables) prints for its parent, as JSON
 /// (`serde_json::to_string`).
@@ -43,7 +43,7 @@ pub struct RawCell<K> {
 /// returns what each printed. `rows` is only for the progress line.
 fn run_children<K: DeserializeOwned>(
     kind: &str,
-    section: Section,
+    section: Phase,
     rows: usize,
     options: &Options,
     run: &Run,
@@ -158,7 +158,7 @@ impl<R, C> Measured<R, C> {
     /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples;
     /// `cell` makes the table's cell of a key and its pooled figures.
     pub fn measure<K: DeserializeOwned + PartialEq>(
-        (kind, section): (&str, Section),
+        (kind, section): (&str, Phase),
         rows: Vec<R>,
         (options, run): (&Options, &Run),
         same_row: impl Fn(&K, &K) -> bool,

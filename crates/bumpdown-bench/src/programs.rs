@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cli::{Effort, Options};
 use crate::harness::relative_spread;
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context, Figure, Figures};
 
 /// What the scripts printed.
@@ -71,10 +71,10 @@ pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
         Effort::Quick => (2, "FileCheck", "json"),
         Effort::Full => (3, "FileCheck clang gcc jq python sort git xz sqlite sqlite-file", "json syn"),
     };
-    run.section(Section::Preload, 1);
+    run.section(Phase::Preload, 1);
     run.step(&format!("{preload_programs}, {rounds} rounds (crates/bumpdown-malloc/bench/preload.sh)"));
     let mut output = run_script("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
-    run.section(Section::Json, 1);
+    run.section(Phase::Json, 1);
     run.step(&format!("{rust_programs}, {rounds} rounds (crates/bumpdown-global/json-bench/bench.sh)"));
     output.push('\n');
     output.push_str(&run_script("crates/bumpdown-global/json-bench/bench.sh", rounds, rust_programs)?);

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED, REFERENCE};
 use crate::harness::{self, relative_spread};
 use crate::heap;
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
 use crate::table::{colour, grid};
@@ -529,7 +529,7 @@ fn run_once(way: usize, src: &str) -> RunFigures {
 /// Generates the source and runs every way `runs` times, interleaved, after one
 /// warm-up round.
 pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
-    run.section(Section::RealUse, 2 + runs);
+    run.section(Phase::RealUse, 2 + runs);
     run.step("generating the source");
     let source = generate(SOURCE_BYTES);
     let mut figures: Vec<Vec<RunFigures>> = WAYS.iter().map(|_| Vec::new()).collect();

@@ -21,7 +21,7 @@ use crate::harness::relative_spread;
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form};
 use crate::procs::{self, Pooled};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::scope_kernels::{self as sk, boxed, timed};
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
@@ -401,7 +401,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         return Ok(None);
     }
     ScopeResults::measure(
-        ("scopes", Section::Scopes),
+        ("scopes", Phase::Scopes),
         rows,
         (options, run),
         |a: &(String, String), b| a.0 == b.0,

@@ -33,7 +33,7 @@ use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::relative_spread;
 use crate::procs;
-use crate::progress::{self, Section};
+use crate::progress::{self, Phase};
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
 use crate::table::grid;
@@ -107,7 +107,7 @@ pub fn names() -> Vec<String> {
 pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Result>, String> {
     let names = names();
     let rounds = rounds(options.effort);
-    run.section(Section::Seed004, names.len() * rounds);
+    run.section(Phase::Seed004, names.len() * rounds);
     let mut runs: Vec<Vec<Seed004Result>> = vec![Vec::new(); names.len()];
     for _ in 0..rounds {
         for (name, runs) in names.iter().zip(&mut runs) {

@@ -23,7 +23,7 @@ use crate::contenders;
 use crate::harness::relative_spread;
 use crate::kernels::Form;
 use crate::procs::{self, Pooled};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::rows::{self, Unit};
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::svg::{ticks, Anchor};
@@ -112,7 +112,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<SpeedResults, String> {
         .map(|row| RowInfo { name: row.name, what: row.what, unit: row.unit })
         .collect();
     SpeedResults::measure(
-        ("speed", Section::Speed),
+        ("speed", Phase::Speed),
         rows,
         (options, run),
         |a: &(String, Form, String), b| a.0 == b.0 && a.1 == b.1,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::Options;
 use crate::harness::relative_spread;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context, Figure, Figures};
 use crate::table::{colour, distinct, grid};
 use crate::text::{ns, thousands};
@@ -172,7 +172,7 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
     let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
     let clock = Clock::calibrate();
     let rows: Vec<(usize, Mode)> = THREAD_COUNTS.iter().flat_map(|&t| [(t, Mode::Shared), (t, Mode::Local)]).collect();
-    run.section(Section::Threads, rows.len());
+    run.section(Phase::Threads, rows.len());
     let mut cells = Vec::new();
     for (threads, mode) in rows {
         run.step(&format!("{threads} thread(s), {}", mode.key()));
