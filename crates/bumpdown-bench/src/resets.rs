@@ -191,7 +191,14 @@ impl section::Section for ResetCosts {
         let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
         let rows = CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
             let label = format!("{:.1} KiB ({chunks} small chunks)", fill_bytes(chunks) as f64 / 1024.0);
-            (label, costs.columns.iter().map(|c| Some(format!("{} ({})", ns(c.rows[i].1), c.rows[i].0))).collect())
+            (
+                label,
+                costs
+                    .columns
+                    .iter()
+                    .map(|c| c.rows.get(i).map(|(blocks, t)| format!("{} ({blocks})", ns(*t))))
+                    .collect(),
+            )
         });
         grid(md, "fill", &names, rows);
     }
