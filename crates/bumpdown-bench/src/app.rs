@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::cli::{self, Command, Options, Output, Stage};
-use crate::progress::{self, Run, Section};
+use crate::progress::{self, Phase, Planned, Run};
 use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
 
@@ -119,35 +119,20 @@ fn run_report(options: Options) -> Result<(), String> {
         ));
     }
     let plan = plan::plan(&options);
-    let planned = |section: Section| plan.iter().any(|p| p.section == section);
     let run = Run::start(plan.clone());
-    let mut failed = Failed { run: &run, sections: Vec::new() };
-    let speed = if planned(Section::Speed) { failed.keep("speed", speed::measure(&options, &run)) } else { None };
-    let scopes =
-        if planned(Section::Scopes) { failed.keep("scopes", scopes::measure(&options, &run)).flatten() } else { None };
-    let resets = if planned(Section::Resets) {
-        run.section(Section::Resets, 1);
-        resets::measure()
-    } else {
-        Vec::new()
-    };
-    let fresh = if planned(Section::Fresh) { failed.keep("fresh", fresh::measure(&options, &run)) } else { None };
-    let reset_costs = planned(Section::ResetCost).then(|| {
-        run.section(Section::ResetCost, 1);
-        resets::measure_cost(options.effort.reset_samples())
-    });
-    let threads = if planned(Section::Threads) { threads::measure(&options, &run) } else { Vec::new() };
-    let seed004 =
-        if planned(Section::Seed004) { failed.keep("seed004", seed004::measure(&options, &run)) } else { None };
-    let fast_path = planned(Section::FastPath).then(|| fastpath::measure(&run));
-    let real_use = if planned(Section::RealUse) {
-        failed.keep("real_use", realuse::measure(options.effort.real_use_runs(), &run))
-    } else {
-        None
-    };
-    let programs =
-        if planned(Section::Preload) { failed.keep("programs", programs::measure(&options, &run)) } else { None };
-    let failed = failed.sections;
+    let mut m = Measuring { plan: &plan, run: &run, failed: Vec::new() };
+    let (o, run) = (&options, &run);
+    let speed = m.phase(Phase::Speed, "speed", || speed::measure(o, run));
+    let scopes = m.phase(Phase::Scopes, "scopes", || scopes::measure(o, run)).flatten();
+    let resets = m.whole(Phase::Resets, "resets", || Ok(resets::measure())).unwrap_or_default();
+    let fresh = m.phase(Phase::Fresh, "fresh", || fresh::measure(o, run));
+    let reset_costs = m.whole(Phase::ResetCost, "reset_cost", || Ok(resets::measure_cost(o.effort.reset_samples())));
+    let threads = m.phase(Phase::Threads, "threads", || Ok(threads::measure(o, run))).unwrap_or_default();
+    let seed004 = m.phase(Phase::Seed004, "seed004", || seed004::measure(o, run));
+    let fast_path = m.phase(Phase::FastPath, "fast_path", || Ok(fastpath::measure(run)));
+    let real_use = m.phase(Phase::RealUse, "real_use", || realuse::measure(o.effort.real_use_runs(), run));
+    let programs = m.phase(Phase::Preload, "programs", || programs::measure(o, run));
+    let failed = m.failed;
     run.finish();
     let results = Results {
         format_version: results::FORMAT_VERSION,
@@ -181,7 +166,7 @@ fn run_report(options: Options) -> Result<(), String> {
         dir.display(),
         report::RESULTS_FILE,
         rendered.charts.len(),
-        if rendered.listings.is_some() { format!(" and {}", report::LISTINGS_FILE) } else { String::new() }
+        if rendered.listings.is_some() { format!(" and {}", fastpath::LISTINGS_FILE) } else { String::new() }
     );
     match results.failed.len() {
         0 => Ok(()),
@@ -189,22 +174,38 @@ fn run_report(options: Options) -> Result<(), String> {
     }
 }
 
-/// The sections that failed to measure: (section, error).
-struct Failed<'r> {
+/// The measuring of a report run: what its plan holds, and the sections that failed
+/// to measure, (section, error).
+struct Measuring<'r> {
+    plan: &'r [Planned],
     run: &'r Run,
-    sections: Vec<(String, String)>,
+    failed: Vec<(String, String)>,
 }
 
-impl Failed<'_> {
-    /// A section's results, or `None` after saying (and noting) why it failed.
-    fn keep<T>(&mut self, section: &str, result: Result<T, String>) -> Option<T> {
-        match result {
+impl Measuring<'_> {
+    /// The results of `measure` if the plan holds `phase`; `None` when it does not, or
+    /// after saying (and noting) why it failed.
+    fn phase<T>(&mut self, phase: Phase, name: &str, measure: impl FnOnce() -> Result<T, String>) -> Option<T> {
+        if !self.plan.iter().any(|p| p.section == phase) {
+            return None;
+        }
+        match measure() {
             Ok(value) => Some(value),
             Err(message) => {
-                self.run.println(&format!("error: the {section} section failed: {message}"));
-                self.sections.push((section.to_owned(), message));
+                self.run.println(&format!("error: the {name} section failed: {message}"));
+                self.failed.push((name.to_owned(), message));
                 None
             }
         }
+    }
+
+    /// [`phase`](Self::phase) for a phase measured in one step that does not report its
+    /// own progress.
+    fn whole<T>(&mut self, phase: Phase, name: &str, measure: impl FnOnce() -> Result<T, String>) -> Option<T> {
+        let run = self.run;
+        self.phase(phase, name, || {
+            run.section(phase, 1);
+            measure()
+        })
     }
 }

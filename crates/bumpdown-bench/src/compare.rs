@@ -7,23 +7,11 @@
 
 use std::fmt::Write;
 
-use crate::resets::CHUNK_COUNTS;
 use crate::results::Results;
-use crate::speed::relative_spread;
+use crate::section::{Figure, Figures};
 
 /// Below this relative change a figure is never flagged, however quiet both runs were.
 pub const FLOOR: f64 = 0.03;
-
-/// One figure of one run: its median and its relative spread (`max / min - 1` of the
-/// per-process medians, rounds or runs; of the samples' quartiles where one process took
-/// them all).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Figure {
-    /// Median, in the unit the figure's name gives (ns where it gives none).
-    pub median: f64,
-    /// Relative spread, 0 when every process agreed.
-    pub spread: f64,
-}
 
 /// What became of a figure from run A to run B.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,95 +37,13 @@ pub fn verdict(a: Figure, b: Figure) -> Verdict {
     }
 }
 
-/// Every comparable figure of a run, named `section: row, column` (and a unit where it
-/// is not ns).
-fn figures(results: &Results) -> Vec<(String, Figure)> {
+/// Every comparable figure of a run, section by section in the report's order.
+fn figures(results: &Results) -> Figures {
     let mut figures = Vec::new();
-    let mut push = |name: String, median: f64, spread: f64| figures.push((name, Figure { median, spread }));
-    if let Some(speed) = &results.speed {
-        for c in &speed.cells {
-            let name = format!("speed: {} ({}), {}", c.row, c.form.key(), c.contender);
-            push(name, c.median_ns, relative_spread(&c.process_medians));
-        }
-    }
-    if let Some(scopes) = &results.scopes {
-        for c in &scopes.cells {
-            push(format!("scopes: {}, {}", c.row, c.way), c.median_ns, relative_spread(&c.process_medians));
-        }
-    }
-    for c in &results.threads {
-        let name = format!("threads: {} ({}), {}", c.threads, c.mode.key(), c.contender);
-        push(name, c.median_ns, relative_spread(&[c.range.0, c.range.1]));
-    }
-    if let Some(fresh) = &results.fresh {
-        for c in &fresh.cells {
-            push(format!("fresh: {}, {}", c.row, c.contender), c.ns_per_op, relative_spread(&c.process_values));
-        }
-    }
-    if let Some(costs) = &results.reset_costs {
-        for column in &costs.columns {
-            for (i, (&chunks, &(_, ns))) in CHUNK_COUNTS.iter().zip(&column.rows).enumerate() {
-                let spread = column.spreads.get(i).copied().unwrap_or(0.0);
-                push(format!("reset_cost: {chunks} chunks, {}", column.name), ns, spread);
-            }
-        }
-    }
-    for r in results.seed004.iter().flatten() {
-        let s = r.spread;
-        push(format!("seed004: {}, cold", r.name), r.cold.ns, s.cold_ns);
-        push(format!("seed004: {}, warm", r.name), r.warm.ns, s.warm_ns);
-        push(format!("seed004: {}, release ms", r.name), r.release_ms, s.release_ms);
-        push(format!("seed004: {}, peak RSS MiB", r.name), r.peak_rss as f64 / MIB, s.peak_rss);
-    }
-    for w in results.real_use.iter().flat_map(|r| &r.ways) {
-        for (phase, ms, spread) in [("parse", w.parse_ms, 0), ("eval", w.eval_ms, 1), ("drop", w.drop_ms, 2)] {
-            push(format!("real_use: {}, {phase} ms", w.name), ms, w.spread[spread]);
-        }
-    }
-    for p in results.programs.iter().flat_map(|p| program_rows(&p.output)) {
-        push(
-            format!("programs: {}, {}, wall s", p.program, p.allocator),
-            p.wall_s,
-            relative_spread(&[p.wall_min, p.wall_max]),
-        );
-        push(format!("programs: {}, {}, peak RSS MiB", p.program, p.allocator), p.rss_mib, 0.0);
+    for (_, section) in results.sections() {
+        section.figures(&mut figures);
     }
     figures
-}
-
-const MIB: f64 = (1 << 20) as f64;
-
-/// One measured row of the real programs' tables (`crates/bumpdown-malloc/bench/run.py`'s
-/// columns: program, allocator, wall median s, wall spread `min..max` s, CPU median s,
-/// CPU spread s, peak RSS MiB, ...). Only the median peak RSS is stored, so `compare`
-/// gives it no spread of its own: [`FLOOR`] alone.
-#[derive(Clone, Debug, PartialEq)]
-struct ProgramRow {
-    program: String,
-    allocator: String,
-    wall_s: f64,
-    wall_min: f64,
-    wall_max: f64,
-    rss_mib: f64,
-}
-
-/// The measured rows of the tables in `output` (header, rule and skipped rows are not).
-fn program_rows(output: &str) -> Vec<ProgramRow> {
-    output
-        .lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.strip_prefix('|')?.split('|').map(str::trim).collect();
-            let (min, max) = cells.get(3)?.split_once("..")?;
-            Some(ProgramRow {
-                program: cells[0].to_owned(),
-                allocator: cells[1].to_owned(),
-                wall_s: cells[2].parse().ok()?,
-                wall_min: min.parse().ok()?,
-                wall_max: max.parse().ok()?,
-                rss_mib: cells.get(6)?.parse().ok()?,
-            })
-        })
-        .collect()
 }
 
 /// One figure present in both runs.
@@ -267,109 +173,47 @@ mod tests {
         assert_eq!(verdict(quiet(1.0), quiet(1.04)), Verdict::Slower);
     }
 
-    /// A run of every other timed section, with one figure each: `slow` multiplies every
-    /// figure, and each run moved by `spread` between its processes or rounds.
-    fn sections(slow: f64, spread: f64) -> Results {
-        use crate::fresh::{FreshCell, FreshResults};
-        use crate::programs::Programs;
-        use crate::realuse::{RealUse, WayResult};
-        use crate::resets::{ResetCost, ResetCosts};
-        use crate::seed004::{Pass, Seed004Result, Seed004Spread};
-        let pass = |ns: f64| Pass { ns, faults: 0, cpu_ns: ns };
-        let fresh = FreshCell {
-            row: "alloc_u8".to_owned(),
-            contender: "bumpdown".to_owned(),
-            ns_per_op: 2.0 * slow,
-            process_values: vec![2.0 * slow, 2.0 * slow * (1.0 + spread)],
-        };
-        let reset = ResetCost { name: "bumpdown".to_owned(), rows: vec![(1, 10.0 * slow)], spreads: vec![spread] };
-        let seed = Seed004Result {
-            name: "bumpdown".to_owned(),
-            cold: pass(3.0 * slow),
-            warm: pass(1.0 * slow),
-            release_ms: 0.5 * slow,
-            peak_rss: (700.0 * MIB * slow) as u64,
-            spread: Seed004Spread { cold_ns: spread, warm_ns: spread, release_ms: spread, peak_rss: spread },
-        };
-        let way = WayResult {
-            name: "bumpdown::Arena".to_owned(),
-            parse_ms: 30.0 * slow,
-            eval_ms: 20.0 * slow,
-            drop_ms: 0.5 * slow,
-            heap_bytes: 1,
-            heap_blocks: 1,
-            arena_bytes: None,
-            checksum: 7,
-            spread: [spread; 3],
-        };
-        let (wall, rss) = (1.5 * slow, 40.0 * slow);
-        let output = format!(
-            "| FileCheck | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | x |\n\
-             |---|---|---|---|---|---|---|---|\n\
-             | FileCheck | bumpdown | {wall:.3} | {wall:.3}..{:.3} | 1.0 | 1.0..1.0 | {rss:.1} | 1.000x |\n\
-             | FileCheck | mimalloc | skipped: not installed | — | — | — | — | — |\n",
-            wall * (1.0 + spread)
-        );
-        Results {
-            fresh: Some(FreshResults { cells: vec![fresh], processes: 2, samples: 5 }),
-            reset_costs: Some(ResetCosts { columns: vec![reset], clock_ns: 20.0 }),
-            seed004: Some(vec![seed]),
-            real_use: Some(RealUse { source_bytes: 1, statements: 1, nodes: 1, runs: 3, ways: vec![way] }),
-            programs: Some(Programs { rounds: 2, preload_programs: "FileCheck".to_owned(), output }),
-            ..Results::default()
-        }
-    }
-
     #[test]
     fn every_timed_section_has_its_figures() {
-        let names: Vec<String> =
-            changes(&sections(1.0, 0.01), &sections(1.0, 0.01)).0.into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = changes(&Results::for_tests(1.0, 0.01), &Results::for_tests(1.0, 0.01))
+            .0
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(
             names,
             [
                 "fresh: alloc_u8, bumpdown",
                 "reset_cost: 1 chunks, bumpdown",
-                "seed004: bumpdown, cold",
-                "seed004: bumpdown, warm",
-                "seed004: bumpdown, release ms",
-                "seed004: bumpdown, peak RSS MiB",
                 "real_use: bumpdown::Arena, parse ms",
                 "real_use: bumpdown::Arena, eval ms",
                 "real_use: bumpdown::Arena, drop ms",
                 "programs: FileCheck, bumpdown, wall s",
                 "programs: FileCheck, bumpdown, peak RSS MiB",
+                "seed004: bumpdown, cold",
+                "seed004: bumpdown, warm",
+                "seed004: bumpdown, release ms",
+                "seed004: bumpdown, peak RSS MiB",
             ]
         );
     }
 
     #[test]
     fn every_timed_section_flags_a_slowdown_beyond_its_own_spread() {
-        let a = sections(1.0, 0.01);
-        assert!(verdicts(&a, &sections(1.0, 0.01)).iter().all(|v| *v == Verdict::Same));
-        assert!(verdicts(&a, &sections(1.2, 0.01)).iter().all(|v| *v == Verdict::Slower));
-        assert!(verdicts(&sections(1.2, 0.01), &a).iter().all(|v| *v == Verdict::Faster));
+        let a = Results::for_tests(1.0, 0.01);
+        assert!(verdicts(&a, &Results::for_tests(1.0, 0.01)).iter().all(|v| *v == Verdict::Same));
+        assert!(verdicts(&a, &Results::for_tests(1.2, 0.01)).iter().all(|v| *v == Verdict::Slower));
+        assert!(verdicts(&Results::for_tests(1.2, 0.01), &a).iter().all(|v| *v == Verdict::Faster));
         // Each figure's own spread is the noise: 20% slower within 15% + 15% is no change,
         // except for the programs' peak RSS, which stores no spread.
-        let noisy = verdicts(&sections(1.0, 0.15), &sections(1.2, 0.15));
-        let (rss, rest) = noisy.split_last().unwrap();
-        assert_eq!(*rss, Verdict::Slower);
-        assert!(rest.iter().all(|v| *v == Verdict::Same), "{noisy:?}");
-    }
-
-    #[test]
-    fn program_tables_are_read_from_the_stored_output() {
-        let rows = program_rows(&sections(1.0, 0.1).programs.unwrap().output);
-        assert_eq!(
-            rows,
-            [ProgramRow {
-                program: "FileCheck".to_owned(),
-                allocator: "bumpdown".to_owned(),
-                wall_s: 1.5,
-                wall_min: 1.5,
-                wall_max: 1.65,
-                rss_mib: 40.0,
-            }]
-        );
+        for c in changes(&Results::for_tests(1.0, 0.15), &Results::for_tests(1.2, 0.15)).0 {
+            let expected = if c.name.starts_with("programs") && c.name.ends_with("peak RSS MiB") {
+                Verdict::Slower
+            } else {
+                Verdict::Same
+            };
+            assert_eq!(c.verdict, expected, "{}", c.name);
+        }
     }
 
     #[test]

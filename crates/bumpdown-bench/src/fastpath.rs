@@ -13,17 +13,23 @@
 //! among them, C and Rust alike. No `objdump`, no numbers: the section says so
 //! instead.
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
 use crate::contenders::Contender;
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
+use crate::section::{self, prose, Context};
+use crate::table::{distinct, grid};
 
 /// The calls measured, in table order.
 pub const CALLS: [&str; 6] =
     ["alloc::<u8>", "alloc::<u32>", "alloc::<u64>", "alloc::<u128>", "alloc_slice_copy::<u8>", "alloc_str"];
+
+/// The probe functions of each call in [`CALLS`], by the name their symbols end in.
+const PROBES: [&str; 6] = ["alloc_u8", "alloc_u32", "alloc_u64", "alloc_u128", "alloc_slice_copy_u8", "alloc_str"];
 
 /// Defines the probes of one contender in a module of its own, named
 /// `bumpdown_bench_probe_<key>_<call>` in the binary.
@@ -75,18 +81,7 @@ macro_rules! probes {
                 black_box(alloc_u128(black_box(&arena), 4));
                 black_box(alloc_slice_copy_u8(black_box(&arena), b"probe"));
                 black_box(alloc_str(black_box(&arena), "probe"));
-                let name = |call: &str| Ok(format!("bumpdown_bench_probe_{}_{call}", $key));
-                (
-                    <Arena as Contender>::NAME,
-                    [
-                        name("alloc_u8"),
-                        name("alloc_u32"),
-                        name("alloc_u64"),
-                        name("alloc_u128"),
-                        name("alloc_slice_copy_u8"),
-                        name("alloc_str"),
-                    ],
-                )
+                (<Arena as Contender>::NAME, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{}_{call}", $key))))
             }
         }
     };
@@ -142,18 +137,7 @@ mod bumpdown_scope {
             black_box(alloc_slice_copy_u8(black_box(s), b"probe"));
             black_box(alloc_str(black_box(s), "probe"));
         });
-        let name = |call: &str| Ok(format!("bumpdown_bench_probe_scope_{call}"));
-        (
-            SCOPE,
-            [
-                name("alloc_u8"),
-                name("alloc_u32"),
-                name("alloc_u64"),
-                name("alloc_u128"),
-                name("alloc_slice_copy_u8"),
-                name("alloc_str"),
-            ],
-        )
+        (SCOPE, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_scope_{call}"))))
     }
 }
 
@@ -266,7 +250,7 @@ probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
 probes!(blink, blink_alloc::Blink, "blink");
 
 /// One probe's straight line.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Probe {
     /// Contender name.
     pub contender: String,
@@ -298,7 +282,7 @@ pub enum FastPath {
 
 /// Runs every probe once, disassembles this executable and counts.
 pub fn measure(run: &Run) -> FastPath {
-    run.section(Section::FastPath, 2);
+    run.section(Phase::FastPath, 2);
     run.step("probes");
     let mut sets = vec![
         bumpdown_arena::run(),
@@ -323,11 +307,8 @@ pub fn measure(run: &Run) -> FastPath {
                     Err(why) => Probe {
                         contender: contender.to_string(),
                         call: call.to_string(),
-                        instructions: 0,
-                        branches: 0,
-                        register_saves: 0,
-                        callees: Vec::new(),
                         listing: vec![why],
+                        ..Probe::default()
                     },
                 };
                 probes.push(probe);
@@ -343,13 +324,7 @@ pub fn measure(run: &Run) -> FastPath {
 
 /// The table's columns: the contenders of `probes`, in order.
 pub fn columns(probes: &[Probe]) -> Vec<&str> {
-    let mut names: Vec<&str> = Vec::new();
-    for p in probes {
-        if !names.contains(&p.contender.as_str()) {
-            names.push(&p.contender);
-        }
-    }
-    names
+    distinct(probes.iter().map(|p| p.contender.as_str()))
 }
 
 /// Counts one probe's straight line, the same way for C and Rust.
@@ -441,6 +416,67 @@ fn is_conditional_branch(insn: &str) -> bool {
     insn.starts_with('j') && !insn.starts_with("jmp")
 }
 
+impl section::Section for FastPath {
+    fn markdown(&self, md: &mut String, cx: &Context) {
+        let _ = writeln!(md, "## Fast path: instructions per allocation\n");
+        let probes = match self {
+            FastPath::Counted(probes) => probes,
+            FastPath::Unavailable(why) => {
+                let _ = writeln!(md, "Not measured: {why}.\n");
+                return;
+            }
+        };
+        md.push_str(&prose(
+            "fast_path",
+            &[("scope", &SCOPE), ("facade", &<bumpdown_bumpalo::Bump as Contender>::NAME)],
+        ));
+        c_columns_note(md, cx.c_probes);
+        let names = columns(probes);
+        let cell = |p: &Probe| {
+            let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
+            let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
+            format!("{} / {}{calls}{saves}", p.instructions, p.branches)
+        };
+        let rows = CALLS.map(|call| {
+            let probe =
+                |name: &&str| probes.iter().find(|p| p.call == call && p.contender == *name && p.instructions > 0);
+            (format!("`{call}`"), names.iter().map(|name| probe(name).map(cell)).collect())
+        });
+        grid(md, "call", &names, rows);
+        if !cx.readme {
+            let _ = writeln!(md, "The instructions of every probe are in `{LISTINGS_FILE}`, beside this report.\n");
+        }
+    }
+}
+
+/// The file beside the report that holds the fast-path probes' disassembly: hundreds of
+/// lines that no reader of the tables wants on the terminal.
+pub const LISTINGS_FILE: &str = "fast-path-listings.md";
+
+/// The disassembly of every fast-path probe, as markdown, or `None` when the section was
+/// not measured.
+pub fn listings(fast_path: Option<&FastPath>) -> Option<String> {
+    let Some(FastPath::Counted(probes)) = fast_path else { return None };
+    let mut md = String::from("# Fast-path probes: the instructions counted\n\n");
+    for p in probes {
+        let _ = writeln!(md, "{} `{}`:\n\n```asm\n{}\n```\n", p.contender, p.call, p.listing.join("\n"));
+    }
+    Some(md)
+}
+
+/// What the fast-path table's C columns hold, or why they are empty (`c_probes`: were
+/// they built, and by which compiler or why not).
+fn c_columns_note(md: &mut String, (built, build): &(bool, String)) {
+    if *built {
+        md.push_str(&prose(
+            "fast_path_c",
+            &[("compiler", &build), ("alloc", &C_ALLOC), ("nonnull", &C_ALLOC_NONNULL), ("vm", &C_VM_ALLOC)],
+        ));
+    } else {
+        let _ = writeln!(md, "The C columns are empty: {build}.\n");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -508,8 +544,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "runs objdump")]
     fn every_probe_is_found_and_counted_up_to_its_ret() {
-        let run =
-            crate::progress::Run::hidden(vec![crate::progress::Planned { section: Section::FastPath, secs: 1.0 }]);
+        let run = crate::progress::Run::hidden(vec![crate::progress::Planned { section: Phase::FastPath, secs: 1.0 }]);
         match measure(&run) {
             FastPath::Counted(probes) => {
                 // The contenders, the scope handle, the bumpalo facade and three C

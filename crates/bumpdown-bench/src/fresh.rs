@@ -19,11 +19,16 @@ use serde::{Deserialize, Serialize};
 use crate::cli::Options;
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
+use crate::harness::relative_spread;
 use crate::heap;
 use crate::kernels::{Alloc, Slice, Str, Work};
-use crate::progress::{Run, Section};
+use crate::procs;
+use crate::progress::{Phase, Run};
 use crate::rows::Words;
+use crate::section::{self, prose, Context, Figure, Figures};
 use crate::sources;
+use crate::table::grid;
+use crate::text::{ns, thousands};
 
 /// Operations per sample, as in stumpalo's benchmark.
 pub const OPS: usize = 100_000;
@@ -88,26 +93,27 @@ pub fn selected_rows(options: &Options) -> usize {
 /// Runs the child processes and gathers the table.
 pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
-    let mut per_cell: Vec<(FreshCell, Vec<f64>)> = Vec::new();
-    run.section(Section::Fresh, processes);
+    let mut raw = Vec::new();
+    run.section(Phase::Fresh, processes);
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
         let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];
         if let Some(filter) = &options.filter {
             args.extend(["--filter".to_owned(), filter.clone()]);
         }
-        let out = crate::procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
+        let out = procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
-        for cell in cells {
-            match per_cell.iter_mut().find(|(c, _)| c.row == cell.row && c.contender == cell.contender) {
-                Some((_, values)) => values.push(cell.ns_per_op),
-                None => per_cell.push((cell.clone(), vec![cell.ns_per_op])),
-            }
-        }
+        raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
     }
-    let cells = per_cell
+    // One value per process and cell: the pooled median is the median of the processes'.
+    let cells = procs::pool(raw, |a, b| a.0 == b.0)
         .into_iter()
-        .map(|(cell, values)| FreshCell { ns_per_op: median(&mut values.clone()), process_values: values, ..cell })
+        .map(|((row, contender), p)| FreshCell {
+            row,
+            contender,
+            ns_per_op: p.median_ns,
+            process_values: p.process_medians,
+        })
         .collect();
     Ok(FreshResults { cells, processes, samples })
 }
@@ -131,7 +137,7 @@ pub fn child_main(options: &Options) -> Result<(), String> {
                 }
                 let ns = cell::<A>(row, self.samples);
                 let (row, contender) = (row.to_owned(), A::NAME.to_owned());
-                let ns_per_op = crate::procs::four_decimals(ns);
+                let ns_per_op = procs::four_decimals(ns);
                 self.cells.push(FreshCell { row, contender, ns_per_op, process_values: Vec::new() });
             }
         }
@@ -200,4 +206,31 @@ fn clear<A: Contender>(samples: usize) -> f64 {
         }
     }
     median(&mut times)
+}
+
+impl section::Section for FreshResults {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        let fresh = self;
+        md.push_str(&prose(
+            "fresh",
+            &[("ops", &thousands(OPS)), ("processes", &fresh.processes), ("samples", &fresh.samples)],
+        ));
+        let names = contenders::names();
+        let rows = ROWS.iter().filter_map(|row| {
+            let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
+            let best = cells.iter().flatten().copied().reduce(f64::min)?.max(f64::MIN_POSITIVE);
+            Some((
+                row.to_string(),
+                cells.iter().map(|c| c.map(|t| format!("{:.2}x ({} ns)", t / best, ns(t)))).collect(),
+            ))
+        });
+        grid(md, "case", &names, rows);
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for c in &self.cells {
+            let spread = relative_spread(&c.process_values);
+            figures.push((format!("fresh: {}, {}", c.row, c.contender), Figure { median: c.ns_per_op, spread }));
+        }
+    }
 }

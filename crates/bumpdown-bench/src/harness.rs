@@ -101,6 +101,23 @@ pub fn median(values: &mut [f64]) -> f64 {
     }
 }
 
+/// `(min, max)` of `values`.
+pub fn range(values: &[f64]) -> (f64, f64) {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (min, max)
+}
+
+/// `max / min - 1` of `values`: 0 when they all agree.
+pub fn relative_spread(values: &[f64]) -> f64 {
+    let (min, max) = range(values);
+    if min > 0.0 {
+        max / min - 1.0
+    } else {
+        0.0
+    }
+}
+
 /// `q3 / q1 - 1` of `values` (their first and third quartiles, the nearest samples): how
 /// far the middle half of a single process's samples moved, leaving out the outliers a
 /// busy host adds. 0 for no values, or when the first quartile is not positive.

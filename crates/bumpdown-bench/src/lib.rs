@@ -6,6 +6,11 @@
 //!
 //! The library holds everything; the binary (`src/main.rs`) calls [`app::main`],
 //! and `benches/criterion.rs` drives the same [`rows`] through criterion.
+//!
+//! A run is measured once into a results file (`results.rs`) and drawn from it: every
+//! section's results type implements `section::Section` in the section's own module
+//! (its markdown, charts and the figures `compare` reads), its words are a part of
+//! `src/prose.md`, and `report.rs` only puts the sections in order.
 
 pub mod app;
 mod bumper;
@@ -31,6 +36,7 @@ mod results;
 pub mod rows;
 mod scope_kernels;
 mod scopes;
+mod section;
 mod seed004;
 mod sources;
 mod speed;

@@ -4,7 +4,7 @@
 //! durations start from here.
 
 use crate::cli::{Effort, Options};
-use crate::progress::{total_secs, Planned, Section};
+use crate::progress::{total_secs, Phase, Planned};
 use crate::{fresh, programs, rows, scopes, threads};
 
 /// The sections the options select, in the order the report (`app::run_report`)
@@ -16,17 +16,17 @@ pub fn plan(options: &Options) -> Vec<Planned> {
     let processes = share(options.processes(), effort.processes());
     let whole = |selected: bool| if selected { 1.0 } else { 0.0 };
     let shares = [
-        (Section::Speed, share(rows::selected(filter).len(), rows::selected(None).len()) * processes),
-        (Section::Scopes, share(scopes::selected(filter).len(), scopes::selected(None).len()) * processes),
-        (Section::Resets, whole(filter.is_none())),
-        (Section::Fresh, share(fresh::selected_rows(options), fresh::ROWS.len())),
-        (Section::ResetCost, whole(options.selects("reset_cost"))),
-        (Section::Threads, whole(threads::selected(options))),
-        (Section::Seed004, whole(options.selects("seed004"))),
-        (Section::FastPath, whole(options.selects("fast_path"))),
-        (Section::RealUse, whole(options.selects("real_use"))),
-        (Section::Preload, whole(programs::selected(options))),
-        (Section::Json, whole(programs::selected(options))),
+        (Phase::Speed, share(rows::selected(filter).len(), rows::selected(None).len()) * processes),
+        (Phase::Scopes, share(scopes::selected(filter).len(), scopes::selected(None).len()) * processes),
+        (Phase::Resets, whole(filter.is_none())),
+        (Phase::Fresh, share(fresh::selected_rows(options), fresh::ROWS.len())),
+        (Phase::ResetCost, whole(options.selects("reset_cost"))),
+        (Phase::Threads, whole(threads::selected(options))),
+        (Phase::Seed004, whole(options.selects("seed004"))),
+        (Phase::FastPath, whole(options.selects("fast_path"))),
+        (Phase::RealUse, whole(options.selects("real_use"))),
+        (Phase::Preload, whole(programs::selected(options))),
+        (Phase::Json, whole(programs::selected(options))),
     ];
     shares
         .into_iter()
@@ -40,7 +40,7 @@ pub fn plan(options: &Options) -> Vec<Planned> {
 pub fn expected_run_secs(effort: Effort) -> (f64, f64) {
     let options = crate::cli::parse([effort.flag().to_owned()]).expect("an effort flag parses");
     let plan = plan(&options);
-    let programs = plan.iter().filter(|p| matches!(p.section, Section::Preload | Section::Json)).map(|p| p.secs);
+    let programs = plan.iter().filter(|p| matches!(p.section, Phase::Preload | Phase::Json)).map(|p| p.secs);
     (total_secs(&plan), programs.sum())
 }
 
@@ -53,15 +53,14 @@ mod tests {
         let parse = |line: &str| crate::cli::parse(line.split_whitespace().map(str::to_owned)).unwrap();
         let sections = |line: &str| plan(&parse(line)).iter().map(|p| p.section).collect::<Vec<_>>();
         assert_eq!(sections("").len(), 11);
-        assert_eq!(sections("--filter seed004"), [Section::Seed004]);
-        assert_eq!(sections("--filter programs"), [Section::Preload, Section::Json]);
+        assert_eq!(sections("--filter seed004"), [Phase::Seed004]);
+        assert_eq!(sections("--filter programs"), [Phase::Preload, Phase::Json]);
         // The row alloc_u8 is in the speed table and in the fresh-arena table.
-        assert_eq!(sections("--filter alloc_u8"), [Section::Speed, Section::Fresh]);
+        assert_eq!(sections("--filter alloc_u8"), [Phase::Speed, Phase::Fresh]);
         let (quick, full) = (expected_run_secs(Effort::Quick).0, expected_run_secs(Effort::Full).0);
         assert!(full > quick, "{full} <= {quick}");
         let half = total_secs(&plan(&parse("--processes 4")));
-        let speed_and_scopes =
-            Section::Speed.expected_secs(Effort::Quick) + Section::Scopes.expected_secs(Effort::Quick);
+        let speed_and_scopes = Phase::Speed.expected_secs(Effort::Quick) + Phase::Scopes.expected_secs(Effort::Quick);
         assert!((quick - half - speed_and_scopes / 2.0).abs() < 1e-9);
     }
 }

@@ -1,8 +1,10 @@
 //! Re-running this binary as a child process.
 //!
 //! Children keep measurements apart: each speed-table run gets its own stack
-//! placement, and each seed-004 contender its own heap and peak-RSS counter.
+//! placement, and each seed-004 contender its own heap and peak-RSS counter. The speed
+//! and scope tables share one child ([`child_main`]) and one parent ([`Measured::measure`]).
 
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,31 +12,42 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
-use crate::harness::{self, Clock, Plan};
-use crate::progress::{Run, Section};
+use crate::harness::{self, Clock, Plan, Sampler};
+use crate::progress::{Phase, Run};
 
 /// What a measuring child (speed or scope tables) prints for its parent, as JSON
 /// (`serde_json::to_string`).
 #[derive(Serialize, Deserialize)]
-pub struct ChildSamples<C> {
+pub struct ChildSamples<K> {
     /// Where the child's measuring stack started, modulo 64.
     pub stack_offset: usize,
     /// The child's clock overhead (ns), taken off every sample.
     pub clock_overhead_ns: f64,
     /// Each cell's samples.
-    pub cells: Vec<C>,
+    pub cells: Vec<RawCell<K>>,
+}
+
+/// One child's samples of one cell.
+#[derive(Serialize, Deserialize)]
+pub struct RawCell<K> {
+    /// The cell's row and column.
+    pub key: K,
+    /// Samples whose timed region called the heap.
+    pub heap_events: usize,
+    /// Every sample, ns per operation.
+    pub samples: Vec<f64>,
 }
 
 /// The parent side of a table measured in child processes (the speed and scope tables):
 /// runs `--child KIND I` for every process `I` of `options`, one after another, and
 /// returns what each printed. `rows` is only for the progress line.
-pub fn run_children<C: DeserializeOwned>(
+fn run_children<K: DeserializeOwned>(
     kind: &str,
-    section: Section,
+    section: Phase,
     rows: usize,
     options: &Options,
     run: &Run,
-) -> Result<Vec<ChildSamples<C>>, String> {
+) -> Result<Vec<ChildSamples<K>>, String> {
     let processes = options.processes();
     run.section(section, processes);
     (0..processes)
@@ -51,17 +64,75 @@ pub fn run_children<C: DeserializeOwned>(
         .collect()
 }
 
-/// The child side: notes where the stack starts, spins the clock up, calibrates it,
-/// lets `measure` take every cell's samples with the effort's plan, and returns the
-/// [`ChildSamples`] as JSON for the parent.
-pub fn child_samples<C: Serialize>(options: &Options, measure: impl FnOnce(&Clock, Plan) -> Vec<C>) -> String {
+/// The child side of a table (`--child KIND I`): measures the `rows` that `options`
+/// select, one after another, each row's `cells` (key and sampler) taking turns sample
+/// by sample, and prints their [`ChildSamples`] for the parent.
+///
+/// The work runs on a fresh thread whose stack is shifted by `16 * (index % 4)` bytes. A
+/// thread's stack starts at the same offset within a page in every process (unlike the
+/// main thread's, which the kernel randomises), so with four or more processes every
+/// 16-byte slot of a cache line is measured once.
+pub fn child_main<R: 'static, K: Serialize + 'static>(
+    options: &Options,
+    index: usize,
+    rows: fn(&Options) -> Vec<R>,
+    cells: fn(&R) -> Vec<(K, Sampler)>,
+) -> Result<(), String> {
+    let options = options.clone();
+    let worker = std::thread::Builder::new()
+        .name("measure".to_owned())
+        .spawn(move || {
+            let measure = || measure_rows(&options, rows, cells);
+            match index % 4 {
+                0 => with_stack_shift::<0>(measure),
+                1 => with_stack_shift::<16>(measure),
+                2 => with_stack_shift::<32>(measure),
+                _ => with_stack_shift::<48>(measure),
+            }
+        })
+        .map_err(|e| format!("cannot start the measuring thread: {e}"))?;
+    let out = worker.join().map_err(|_| "the measuring thread panicked".to_owned())?;
+    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+}
+
+/// Runs `f` with `PAD` more bytes of this frame on the stack below the caller.
+#[inline(never)]
+fn with_stack_shift<const PAD: usize>(f: impl FnOnce() -> String) -> String {
+    let pad = [0u8; PAD];
+    std::hint::black_box(&pad);
+    let out = f();
+    // Keeps `pad` live across the call, so its space cannot be reused.
+    std::hint::black_box(&pad);
+    out
+}
+
+/// The measuring of [`child_main`]: notes where the stack starts, spins the clock up,
+/// calibrates it, takes every cell's samples with the effort's plan and returns the
+/// [`ChildSamples`] as JSON.
+#[inline(never)]
+fn measure_rows<R, K: Serialize>(
+    options: &Options,
+    rows: fn(&Options) -> Vec<R>,
+    cells: fn(&R) -> Vec<(K, Sampler)>,
+) -> String {
     let plan = Plan { warmup: options.effort.warmup(), samples: options.effort.samples() };
     let marker = 0u8;
     let stack_offset = std::hint::black_box(&marker) as *const u8 as usize % 64;
-    harness::spin(std::time::Duration::from_millis(300));
+    harness::spin(Duration::from_millis(300));
     let clock = Clock::calibrate();
-    let cells = measure(&clock, plan);
-    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells };
+    let mut raw = Vec::new();
+    for row in rows(options) {
+        let (keys, mut samplers): (Vec<K>, Vec<Sampler>) = cells(&row).into_iter().unzip();
+        for (key, samples) in keys.into_iter().zip(harness::run_interleaved(&mut samplers, &clock, plan)) {
+            let heap_events = samples.iter().filter(|s| s.heap_calls != 0).count();
+            raw.push(RawCell {
+                key,
+                heap_events,
+                samples: samples.iter().map(|s| four_decimals(s.ns_per_op)).collect(),
+            });
+        }
+    }
+    let samples = ChildSamples { stack_offset, clock_overhead_ns: clock.overhead_ns(), cells: raw };
     serde_json::to_string(&samples).expect("samples serialize")
 }
 
@@ -84,25 +155,26 @@ pub struct Measured<R, C> {
 }
 
 impl<R, C> Measured<R, C> {
-    /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples:
-    /// `key` splits a child's cell into its key, heap events and samples; `cell` makes
-    /// the table's cell of a key and its pooled figures.
-    pub fn measure<S: DeserializeOwned, K: PartialEq>(
-        (kind, section): (&str, Section),
+    /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples;
+    /// `cell` makes the table's cell of a key and its pooled figures.
+    pub fn measure<K: DeserializeOwned + PartialEq>(
+        (kind, section): (&str, Phase),
         rows: Vec<R>,
         (options, run): (&Options, &Run),
-        key: impl Fn(S) -> (K, usize, Vec<f64>),
         same_row: impl Fn(&K, &K) -> bool,
         cell: impl Fn(K, Pooled) -> C,
     ) -> Result<Self, String> {
         let started = Instant::now();
         let children = match rows.len() {
             0 => Vec::new(),
-            n => run_children::<S>(kind, section, n, options, run)?,
+            n => run_children::<K>(kind, section, n, options, run)?,
         };
         let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
         let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
-        let raw = children.into_iter().map(|child| child.cells.into_iter().map(&key).collect()).collect();
+        let raw = children
+            .into_iter()
+            .map(|child| child.cells.into_iter().map(|c| (c.key, c.heap_events, c.samples)).collect())
+            .collect();
         let cells = pool(raw, same_row).into_iter().map(|(k, pooled)| cell(k, pooled)).collect();
         let samples_per_process = options.effort.samples();
         Ok(Self { rows, cells, stack_offsets, clock_overheads, samples_per_process, elapsed: started.elapsed() })

@@ -2,7 +2,7 @@
 //! measures, and so what it expects, is `plan.rs`: it asks the sections, which report
 //! their progress here.)
 //!
-//! Every section has an expected duration ([`Section::expected_secs`]), measured on the
+//! Every section has an expected duration ([`Phase::expected_secs`]), measured on the
 //! two-core VM the README's figures come from and kept here. The line shows the time
 //! elapsed and an estimate of the time left for the whole run: the expected time of the
 //! work not yet done, scaled by how the run has kept to its expectations so far (a busy
@@ -24,7 +24,7 @@ use crate::cli::Effort;
 
 /// A part of the report that the progress line names and estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Section {
+pub enum Phase {
     /// The speed table (`--processes` child processes).
     Speed,
     /// The scope tables (child processes).
@@ -49,21 +49,21 @@ pub enum Section {
     Json,
 }
 
-impl Section {
+impl Phase {
     /// What the progress line calls the section.
     pub fn name(self) -> &'static str {
         match self {
-            Section::Speed => "speed table",
-            Section::Scopes => "scopes",
-            Section::Resets => "resets",
-            Section::Fresh => "fresh arenas",
-            Section::ResetCost => "reset cost",
-            Section::Threads => "threads",
-            Section::Seed004 => "seed004",
-            Section::FastPath => "fast path",
-            Section::RealUse => "real use",
-            Section::Preload => "real programs (LD_PRELOAD)",
-            Section::Json => "real programs (serde_json)",
+            Phase::Speed => "speed table",
+            Phase::Scopes => "scopes",
+            Phase::Resets => "resets",
+            Phase::Fresh => "fresh arenas",
+            Phase::ResetCost => "reset cost",
+            Phase::Threads => "threads",
+            Phase::Seed004 => "seed004",
+            Phase::FastPath => "fast path",
+            Phase::RealUse => "real use",
+            Phase::Preload => "real programs (LD_PRELOAD)",
+            Phase::Json => "real programs (serde_json)",
         }
     }
 
@@ -73,17 +73,17 @@ impl Section {
     /// all; full: 5:52), and the full real programs since they are ten (4:00).
     pub fn expected_secs(self, effort: Effort) -> f64 {
         let (quick, full) = match self {
-            Section::Speed => (34.0, 125.0),
-            Section::Scopes => (5.0, 14.0),
-            Section::Resets => (0.5, 0.5),
-            Section::Fresh => (15.0, 45.0),
-            Section::ResetCost => (1.0, 2.0),
-            Section::Threads => (0.5, 1.5),
-            Section::Seed004 => (27.0, 45.0),
-            Section::FastPath => (1.5, 2.0),
-            Section::RealUse => (2.5, 6.0),
-            Section::Preload => (50.0, 240.0),
-            Section::Json => (18.0, 30.0),
+            Phase::Speed => (34.0, 125.0),
+            Phase::Scopes => (5.0, 14.0),
+            Phase::Resets => (0.5, 0.5),
+            Phase::Fresh => (15.0, 45.0),
+            Phase::ResetCost => (1.0, 2.0),
+            Phase::Threads => (0.5, 1.5),
+            Phase::Seed004 => (27.0, 45.0),
+            Phase::FastPath => (1.5, 2.0),
+            Phase::RealUse => (2.5, 6.0),
+            Phase::Preload => (50.0, 240.0),
+            Phase::Json => (18.0, 30.0),
         };
         effort.pick(quick, full)
     }
@@ -93,7 +93,7 @@ impl Section {
 #[derive(Clone, Copy, Debug)]
 pub struct Planned {
     /// The section.
-    pub section: Section,
+    pub section: Phase,
     /// Expected seconds for the share of it that the options select.
     pub secs: f64,
 }
@@ -175,7 +175,7 @@ impl Run {
 
     /// Starts `section`, made of `steps` steps of about equal length (the previous
     /// section, if any, is over). In a log, writes one line.
-    pub fn section(&self, section: Section, steps: usize) {
+    pub fn section(&self, section: Phase, steps: usize) {
         let now = self.now();
         let at = {
             let mut estimate = self.estimate();
@@ -299,7 +299,7 @@ impl Estimate {
     }
 
     /// `section` starts at `now` with `steps` steps.
-    pub fn begin_section(&mut self, section: Section, steps: usize, now: f64) {
+    pub fn begin_section(&mut self, section: Phase, steps: usize, now: f64) {
         self.close_section(now);
         let from = self.current.map_or(0, |i| i + 1);
         let index = match self.plan[from..].iter().position(|p| p.section == section) {
@@ -327,8 +327,8 @@ impl Estimate {
     }
 
     /// The current section, the number of its step under way (1-based) and its steps.
-    fn current_step(&self) -> (Section, usize, usize) {
-        let section = self.current.map_or(Section::Speed, |i| self.plan[i].section);
+    fn current_step(&self) -> (Phase, usize, usize) {
+        let section = self.current.map_or(Phase::Speed, |i| self.plan[i].section);
         (section, self.steps_started.clamp(1, self.steps), self.steps)
     }
 
@@ -370,9 +370,9 @@ mod tests {
 
     fn sample_plan() -> Vec<Planned> {
         vec![
-            Planned { section: Section::Speed, secs: 40.0 },
-            Planned { section: Section::Seed004, secs: 20.0 },
-            Planned { section: Section::Preload, secs: 40.0 },
+            Planned { section: Phase::Speed, secs: 40.0 },
+            Planned { section: Phase::Seed004, secs: 20.0 },
+            Planned { section: Phase::Preload, secs: 40.0 },
         ]
     }
 
@@ -385,7 +385,7 @@ mod tests {
     #[test]
     fn on_schedule_the_estimate_counts_down_with_the_clock() {
         let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Section::Speed, 4, 0.0);
+        estimate.begin_section(Phase::Speed, 4, 0.0);
         estimate.begin_step(0.0);
         let at = estimate.at(5.0);
         assert!((at.left - 95.0).abs() < 1e-9, "{at:?}");
@@ -398,11 +398,11 @@ mod tests {
     #[test]
     fn a_slow_run_scales_what_is_left() {
         let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Section::Speed, 1, 0.0);
+        estimate.begin_section(Phase::Speed, 1, 0.0);
         estimate.begin_step(0.0);
         // The 40 s section took 80 s: the other 60 s expected take longer at this pace,
         // (80 + 30) / (40 + 30) times the plan with the 30 s on schedule counted in.
-        estimate.begin_section(Section::Seed004, 1, 80.0);
+        estimate.begin_section(Phase::Seed004, 1, 80.0);
         assert!((estimate.at(80.0).left - 60.0 * 110.0 / 70.0).abs() < 1e-9);
         assert!((estimate.at(80.0).fraction - 0.4).abs() < 1e-9);
     }
@@ -410,7 +410,7 @@ mod tests {
     #[test]
     fn a_step_that_runs_long_makes_the_estimate_wait_not_grow() {
         let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Section::Preload, 1, 0.0);
+        estimate.begin_section(Phase::Preload, 1, 0.0);
         estimate.begin_step(0.0);
         let mut before = estimate.at(0.0).left;
         for second in 1..200 {
@@ -424,9 +424,9 @@ mod tests {
     #[test]
     fn skipped_sections_leave_the_plan_and_finishing_leaves_nothing() {
         let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Section::Speed, 1, 0.0);
+        estimate.begin_section(Phase::Speed, 1, 0.0);
         // Seed004 failed or was left out: the run goes on with the real programs.
-        estimate.begin_section(Section::Preload, 2, 40.0);
+        estimate.begin_section(Phase::Preload, 2, 40.0);
         assert!((estimate.at(40.0).left - 40.0).abs() < 1e-9);
         estimate.finish(70.0);
         assert_eq!(estimate.at(70.0), Snapshot { fraction: 1.0, left: 0.0 });
@@ -435,11 +435,11 @@ mod tests {
     #[test]
     fn a_hidden_run_goes_through_every_call() {
         let run = Run::hidden(sample_plan());
-        run.section(Section::Speed, 2);
+        run.section(Phase::Speed, 2);
         run.step("alloc_u8");
         run.step("alloc_u16");
         run.println("a child's stderr");
-        run.section(Section::Preload, 1);
+        run.section(Phase::Preload, 1);
         run.finish();
         assert_eq!(lock(&run.state).at(0.0).left, 0.0);
     }

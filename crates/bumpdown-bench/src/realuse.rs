@@ -18,15 +18,20 @@
 //! assigns one, with wrapping arithmetic) and drops the tree; the three ways take
 //! turns, the median of the runs is reported. All three must agree on the result.
 
+use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::harness;
+use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED, REFERENCE};
+use crate::harness::{self, relative_spread};
 use crate::heap;
-use crate::progress::{Run, Section};
-use crate::speed::relative_spread;
+use crate::progress::{Phase, Run};
+use crate::section::{self, prose, Context, Figure, Figures};
+use crate::svg::{ticks, Anchor};
+use crate::table::{colour, grid};
+use crate::text::{mib, thousands};
 
 /// Bytes of source to generate.
 pub const SOURCE_BYTES: usize = 8 << 20;
@@ -524,7 +529,7 @@ fn run_once(way: usize, src: &str) -> RunFigures {
 /// Generates the source and runs every way `runs` times, interleaved, after one
 /// warm-up round.
 pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
-    run.section(Section::RealUse, 2 + runs);
+    run.section(Phase::RealUse, 2 + runs);
     run.step("generating the source");
     let source = generate(SOURCE_BYTES);
     let mut figures: Vec<Vec<RunFigures>> = WAYS.iter().map(|_| Vec::new()).collect();
@@ -565,6 +570,110 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
         ));
     }
     Ok(RealUse { source_bytes: source.text.len(), statements: source.statements, nodes: source.nodes, runs, ways })
+}
+
+/// The colour of a real-use way: its crate's, grey for the heap.
+fn real_use_colour(way: &str) -> &'static str {
+    if way.starts_with("bumpdown") {
+        colour_of("bumpdown")
+    } else if way.starts_with("bumpalo") {
+        colour_of("bumpalo")
+    } else {
+        REFERENCE
+    }
+}
+
+impl section::Section for RealUse {
+    fn markdown(&self, md: &mut String, cx: &Context) {
+        let r = self;
+        md.push_str(&prose(
+            "real_use",
+            &[
+                ("mib", &(r.source_bytes >> 20)),
+                ("statements", &thousands(r.statements)),
+                ("nodes", &thousands(r.nodes)),
+                ("runs", &r.runs),
+            ],
+        ));
+        let fastest = r.ways.iter().map(|w| w.parse_ms + w.eval_ms + w.drop_ms).fold(f64::INFINITY, f64::min);
+        let columns = ["parse ms", "evaluate ms", "drop ms", "total", "held (MiB)", "heap blocks"];
+        let lines = r.ways.iter().map(|w| {
+            let total = w.parse_ms + w.eval_ms + w.drop_ms;
+            let ratio = total / fastest;
+            let cells = [
+                format!("{:.1}", w.parse_ms),
+                format!("{:.1}", w.eval_ms),
+                format!("{:.2}", w.drop_ms),
+                format!("{} {ratio:.2}x ({total:.1} ms)", colour(ratio)),
+                mib(w.heap_bytes),
+                thousands(w.heap_blocks),
+            ];
+            (w.name.clone(), cells.into_iter().map(Some).chain([w.arena_bytes.map(mib)]).collect())
+        });
+        grid(md, "tree in", &columns.into_iter().chain(["`allocated_bytes()` (MiB)"]).collect::<Vec<_>>(), lines);
+        md.push_str(&prose("real_use_source", &[("bytes", &thousands(SOURCE_BYTES))]));
+        let _ = writeln!(md, "![real use: parse, evaluate and drop ms per way]({}real-use.svg)\n", cx.images);
+    }
+
+    /// One stacked bar per way: parse, evaluate and drop.
+    fn charts(&self, charts: &mut Vec<Chart>) {
+        if self.ways.is_empty() {
+            return;
+        }
+        let r = self;
+        let (label_width, plot_w, bar, gap, top) = (150.0, 560.0, 22.0, 14.0, 84.0);
+        let group = bar + gap;
+        let bottom = top + group * r.ways.len() as f64;
+        let (width, height) = (label_width + plot_w + 200.0, bottom + 50.0);
+        let total = |w: &WayResult| w.parse_ms + w.eval_ms + w.drop_ms;
+        let largest = r.ways.iter().map(total).fold(0.0, f64::max);
+        let axis = ticks(largest, 6);
+        let max = *axis.last().unwrap_or(&1.0);
+        let x_of = |ms: f64| label_width + plot_w * ms / max;
+
+        let how = format!(
+            "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
+            r.runs,
+            thousands(r.nodes)
+        );
+        let grey = REFERENCE;
+        let phases = [("parse", grey.to_owned()), ("evaluate", pale(grey)), ("drop", pale(&pale(grey)))];
+        let entries: Vec<(&str, &str)> = phases.iter().map(|(name, colour)| (*name, colour.as_str())).collect();
+        let mut svg = chart(width, height, "Real use: parse, evaluate, drop a syntax tree", &how, &entries);
+        for tick in &axis {
+            let x = x_of(*tick);
+            svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
+            svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick}"));
+        }
+        svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ms per run");
+        for (i, w) in r.ways.iter().enumerate() {
+            let y = top + group * i as f64 + gap / 2.0;
+            svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, &w.name);
+            let colour = real_use_colour(&w.name);
+            let shades = [colour.to_owned(), pale(colour), pale(&pale(colour))];
+            let mut start = 0.0;
+            for ((phase, ms), shade) in
+                [("parse", w.parse_ms), ("evaluate", w.eval_ms), ("drop", w.drop_ms)].into_iter().zip(&shades)
+            {
+                let tip = format!("{}, {phase}: {ms:.2} ms", w.name);
+                svg.rect_titled(x_of(start), y, x_of(start + ms) - x_of(start), bar, shade, &tip);
+                start += ms;
+            }
+            let text = format!("{:.1} ms ({:.1} + {:.1} + {:.2})", total(w), w.parse_ms, w.eval_ms, w.drop_ms);
+            svg.text((x_of(start) + 6.0, y + bar / 2.0 + 4.0), 11.0, Anchor::Start, INK, &text);
+        }
+        let title = "Real use: parse, evaluate and drop a syntax tree".to_owned();
+        charts.push(Chart { file: "real-use.svg", title, svg: svg.finish() });
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for w in &self.ways {
+            for (phase, median, spread) in [("parse", w.parse_ms, 0), ("eval", w.eval_ms, 1), ("drop", w.drop_ms, 2)] {
+                figures
+                    .push((format!("real_use: {}, {phase} ms", w.name), Figure { median, spread: w.spread[spread] }));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -14,6 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::median;
 use crate::heap::Snapshot;
+use crate::section::{self, prose, Context, Figure, Figures};
+use crate::table::grid;
+use crate::text::{mib, ns};
 
 /// Bytes put into each arena before the reset.
 pub const FILL_BYTES: usize = 8 << 20;
@@ -164,4 +167,48 @@ fn time_reset<A: Contender>(mut arena: A, chunks: usize, samples: usize) -> (usi
     // The blocks counted are those the fill added; an arena that keeps its chunks
     // across resets added them on the warm-up round.
     (blocks, median(&mut times), crate::harness::quartile_spread(&times))
+}
+
+impl section::Section for Vec<ResetResult> {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        md.push_str(&prose("resets", &[("mib", &(FILL_BYTES >> 20))]));
+        let columns = ["chunks (MiB) after the fill", "kept by `reset`", "chunk allocations for the refill"];
+        let lines = self.iter().map(|r| {
+            let cells = [format!("{} ({})", r.filled.0, mib(r.filled.1)), format!("{} ({})", r.kept.0, mib(r.kept.1))];
+            (r.name.clone(), cells.into_iter().chain([r.refill_calls.to_string()]).map(Some).collect())
+        });
+        grid(md, "contender", &columns, lines);
+    }
+}
+
+impl section::Section for ResetCosts {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        let costs = self;
+        md.push_str(&prose(
+            "reset_cost",
+            &[("piece", &COST_PIECE), ("chunk_kib", &(SMALL_CHUNK >> 10)), ("clock", &ns(costs.clock_ns))],
+        ));
+        let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
+        let rows = CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
+            let label = format!("{:.1} KiB ({chunks} small chunks)", fill_bytes(chunks) as f64 / 1024.0);
+            (
+                label,
+                costs
+                    .columns
+                    .iter()
+                    .map(|c| c.rows.get(i).map(|(blocks, t)| format!("{} ({blocks})", ns(*t))))
+                    .collect(),
+            )
+        });
+        grid(md, "fill", &names, rows);
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for column in &self.columns {
+            for (i, (&chunks, &(_, ns))) in CHUNK_COUNTS.iter().zip(&column.rows).enumerate() {
+                let spread = column.spreads.get(i).copied().unwrap_or(0.0);
+                figures.push((format!("reset_cost: {chunks} chunks, {}", column.name), Figure { median: ns, spread }));
+            }
+        }
+    }
 }

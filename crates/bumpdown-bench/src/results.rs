@@ -14,6 +14,7 @@ use crate::programs::Programs;
 use crate::realuse::RealUse;
 use crate::resets::{ResetCosts, ResetResult};
 use crate::scopes::ScopeResults;
+use crate::section::Section;
 use crate::seed004::Seed004Result;
 use crate::speed::SpeedResults;
 use crate::threads::ThreadCell;
@@ -84,9 +85,89 @@ impl Results {
         serde_json::from_str(text).map_err(|e| format!("not a results file: {e}"))
     }
 
+    /// The sections that hold results, in the report's order, each with the name
+    /// `--filter` and the failed-sections list know it by.
+    pub fn sections(&self) -> Vec<(&'static str, &dyn Section)> {
+        fn listed<T: Section>(results: Option<&T>) -> Option<&dyn Section> {
+            results.map(|r| r as &dyn Section)
+        }
+        [
+            ("speed", listed(self.speed.as_ref())),
+            ("fast_path", listed(self.fast_path.as_ref())),
+            ("scopes", listed(self.scopes.as_ref())),
+            ("resets", listed(Some(&self.resets).filter(|r| !r.is_empty()))),
+            ("fresh", listed(self.fresh.as_ref())),
+            ("reset_cost", listed(self.reset_costs.as_ref())),
+            ("threads", listed(Some(&self.threads).filter(|t| !t.is_empty()))),
+            ("real_use", listed(self.real_use.as_ref())),
+            ("programs", listed(self.programs.as_ref())),
+            ("seed004", listed(self.seed004.as_ref())),
+        ]
+        .into_iter()
+        .filter_map(|(name, section)| Some((name, section?)))
+        .collect()
+    }
+
     /// Reads the results file at `path`.
     pub fn read(path: &Path) -> Result<Self, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+impl Results {
+    /// A run of the fresh-arena, reset-cost, seed-004, real-use and programs sections, one
+    /// figure each (for `compare`'s tests; the report's add the others): `slow` multiplies every
+    /// figure, and each run moved by `spread` between its processes or rounds.
+    pub(crate) fn for_tests(slow: f64, spread: f64) -> Results {
+        use crate::fresh::{FreshCell, FreshResults};
+        use crate::programs::Programs;
+        use crate::realuse::{RealUse, WayResult};
+        use crate::resets::{ResetCost, ResetCosts};
+        use crate::seed004::{Pass, Seed004Result, Seed004Spread};
+        let pass = |ns: f64| Pass { ns, faults: 0, cpu_ns: ns };
+        let fresh = FreshCell {
+            row: "alloc_u8".to_owned(),
+            contender: "bumpdown".to_owned(),
+            ns_per_op: 2.0 * slow,
+            process_values: vec![2.0 * slow, 2.0 * slow * (1.0 + spread)],
+        };
+        let reset = ResetCost { name: "bumpdown".to_owned(), rows: vec![(1, 10.0 * slow)], spreads: vec![spread] };
+        let seed = Seed004Result {
+            name: "bumpdown".to_owned(),
+            cold: pass(3.0 * slow),
+            warm: pass(1.0 * slow),
+            release_ms: 0.5 * slow,
+            peak_rss: (700.0 * (1 << 20) as f64 * slow) as u64,
+            spread: Seed004Spread { cold_ns: spread, warm_ns: spread, release_ms: spread, peak_rss: spread },
+        };
+        let way = WayResult {
+            name: "bumpdown::Arena".to_owned(),
+            parse_ms: 30.0 * slow,
+            eval_ms: 20.0 * slow,
+            drop_ms: 0.5 * slow,
+            heap_bytes: 1,
+            heap_blocks: 1,
+            arena_bytes: None,
+            checksum: 7,
+            spread: [spread; 3],
+        };
+        let (wall, rss) = (1.5 * slow, 40.0 * slow);
+        let output = format!(
+            "| FileCheck | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | x |\n\
+             |---|---|---|---|---|---|---|---|\n\
+             | FileCheck | bumpdown | {wall:.3} | {wall:.3}..{:.3} | 1.0 | 1.0..1.0 | {rss:.1} | 1.000x |\n\
+             | FileCheck | mimalloc | skipped: not installed | — | — | — | — | — |\n",
+            wall * (1.0 + spread)
+        );
+        Results {
+            fresh: Some(FreshResults { cells: vec![fresh], processes: 2, samples: 5 }),
+            reset_costs: Some(ResetCosts { columns: vec![reset], clock_ns: 20.0 }),
+            seed004: Some(vec![seed]),
+            real_use: Some(RealUse { source_bytes: 1, statements: 1, nodes: 1, runs: 3, ways: vec![way] }),
+            programs: Some(Programs { rounds: 2, preload_programs: "FileCheck".to_owned(), output }),
+            ..Results::default()
+        }
     }
 }

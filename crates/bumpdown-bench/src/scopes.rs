@@ -7,20 +7,26 @@
 //! bytes; every cell of a row takes its samples in rotating rounds after a warm-up;
 //! the figure is the median of all samples of all processes.
 
+use std::fmt::Write;
 use std::hint::black_box;
-use std::io::Write;
 
 use serde::{Deserialize, Serialize};
 
 use crate::bumper;
+use crate::charts::{chart, colour_of, Chart, GRID, INK, MUTED, REFERENCE, STRIPE};
 use crate::cli::Options;
 use crate::collection_kernels as ck;
-use crate::harness::{self, Sampler};
+use crate::contenders::{self, Column};
+use crate::harness::relative_spread;
+use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form};
 use crate::procs::{self, Pooled};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
 use crate::scope_kernels::{self as sk, boxed, timed};
-use crate::speed;
+use crate::section::{self, prose, Context, Figure, Figures};
+use crate::svg::{ticks, Anchor};
+use crate::table::{timed_row, timed_table, what_each_row, Timed};
+use crate::text::ns;
 use crate::text::thousands;
 
 /// Allocations per sample in the loop rows (as in the speed table's small rows).
@@ -395,53 +401,240 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         return Ok(None);
     }
     ScopeResults::measure(
-        ("scopes", Section::Scopes),
+        ("scopes", Phase::Scopes),
         rows,
         (options, run),
-        |c: RawCell| ((c.row, c.way), c.heap_events, c.samples),
-        |a, b| a.0 == b.0,
+        |a: &(String, String), b| a.0 == b.0,
         |(row, way), pooled| CellResult { row, way, pooled },
     )
     .map(Some)
-}
-
-/// One process's samples of one cell.
-#[derive(Serialize, Deserialize)]
-struct RawCell {
-    row: String,
-    way: String,
-    heap_events: usize,
-    samples: Vec<f64>,
 }
 
 // ----- Child -----------------------------------------------------------------------
 
 /// Child side: measures the selected rows on a shifted stack and prints raw samples.
 pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
-    let options = options.clone();
-    let out = speed::on_shifted_stack(index, move || measure_rows(&options))?;
-    std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
+    procs::child_main(
+        options,
+        index,
+        |options| selected(options.filter.as_deref()),
+        |row| {
+            (row.build)().into_iter().map(|(way, sampler)| ((row.name.to_owned(), way.to_owned()), sampler)).collect()
+        },
+    )
 }
 
-#[inline(never)]
-fn measure_rows(options: &Options) -> String {
-    let rows = selected(options.filter.as_deref());
-    procs::child_samples(options, |clock, plan| {
-        let mut cells = Vec::new();
-        for row in &rows {
-            let (ways, mut samplers): (Vec<_>, Vec<_>) = (row.build)().into_iter().unzip();
-            let results = harness::run_interleaved(&mut samplers, clock, plan);
-            for (way, samples) in ways.into_iter().zip(results) {
-                cells.push(RawCell {
-                    row: row.name.to_owned(),
-                    way: way.to_owned(),
-                    heap_events: samples.iter().filter(|s| s.heap_calls != 0).count(),
-                    samples: samples.iter().map(|s| procs::four_decimals(s.ns_per_op)).collect(),
-                });
+impl section::Section for ScopeResults {
+    fn markdown(&self, md: &mut String, cx: &Context) {
+        let scopes = self;
+        let processes = scopes.stack_offsets.len();
+        md.push_str(&prose(
+            "scopes",
+            &[
+                ("samples", &(processes * scopes.samples_per_process)),
+                ("processes", &processes),
+                ("per_process", &scopes.samples_per_process),
+                ("offsets", &format!("{:?}", scopes.stack_offsets)),
+                ("secs", &format!("{:.0}", scopes.elapsed.as_secs_f64())),
+                ("loop_iters", &thousands(LOOP_ITERS)),
+                ("per_scope", &sk::PER_SCOPE),
+                ("enter_iters", &thousands(ENTER_ITERS)),
+                ("bumper_len", &bumper::LEN),
+                ("bumper_iters", &thousands(BUMPER_ITERS)),
+            ],
+        ));
+        if scopes.rows.iter().any(|row| row.table == Table::Collections) {
+            md.push_str(&prose(
+                "scopes_collections",
+                &[
+                    ("string_bytes", &thousands(ck::STRING_BYTES)),
+                    ("vec_len", &thousands(ck::VEC_LEN)),
+                    ("iters", &thousands(COLLECTION_ITERS)),
+                ],
+            ));
+        }
+        for table in Table::ALL {
+            scope_table(md, scopes, table);
+        }
+        let _ = writeln!(md, "![scopes: each way's ratio to the row's fastest]({}scopes.svg)\n", cx.images);
+        let rows = scopes.rows.iter().map(|row| (row.name.as_str(), row.what.as_str(), row.table.unit()));
+        what_each_row(md, "What each row does", rows);
+    }
+
+    fn charts(&self, charts: &mut Vec<Chart>) {
+        if let Some(svg) = scopes_chart(self) {
+            let title = "Scopes and temporary memory: ratio to the fastest way".to_owned();
+            charts.push(Chart { file: "scopes.svg", title, svg });
+        }
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for c in &self.cells {
+            let spread = relative_spread(&c.process_medians);
+            figures.push((format!("scopes: {}, {}", c.row, c.way), Figure { median: c.median_ns, spread }));
+        }
+    }
+}
+
+/// One scope table: a row per case, a column per way; the Bumper table adds each
+/// row's ratios to the stack array.
+fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
+    let rows: Vec<_> = scopes.rows.iter().filter(|row| row.table == table).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let ways = table.ways();
+    let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
+    let mut lines = Vec::new();
+    for row in &rows {
+        let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(|c| Timed(&c.way, c))).collect();
+        lines.push(timed_row(&row.name, &cells, scopes.stack_offsets.len()).0);
+        if table == Table::Bumper {
+            let stack = scopes.cell(&row.name, STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
+            let ratio = |cell: &Option<Timed>| Some(format!("{:.2}x", cell.as_ref()?.1.median_ns / stack?));
+            let ratios = cells.iter().map(ratio).chain([Some(String::new())]).collect();
+            lines.push(("ratio to the stack array".to_owned(), ratios));
+        }
+    }
+    let titles: Vec<&str> = ways.iter().map(|w| w.title).collect();
+    timed_table(md, &titles, lines);
+}
+
+/// The colour of a scope-table way: its crate's column colour (bumpdown's scope
+/// handle its own), grey for the heap and the stack.
+fn way_colour(key: &str) -> &'static str {
+    let column = if key == "bumpdown_scope" {
+        contenders::InScope::NAME
+    } else if key.contains("bumpdown") {
+        "bumpdown"
+    } else if key.contains("stumpalo") {
+        "stumpalo"
+    } else if key.starts_with("bump_scope") {
+        "bump-scope"
+    } else if key.contains("bumpalo") {
+        "bumpalo"
+    } else {
+        ""
+    };
+    colour_of(column)
+}
+
+/// One bar of the scopes chart: a way of one row.
+struct WayBar {
+    title: String,
+    colour: &'static str,
+    ratio: f64,
+    ns: f64,
+}
+
+/// One row of the scopes chart, under its table's heading when it is the first.
+struct WayGroup {
+    heading: Option<String>,
+    row: String,
+    bars: Vec<WayBar>,
+}
+
+/// The rows of the scope tables as chart groups, in report order.
+fn way_groups(scopes: &ScopeResults) -> Vec<WayGroup> {
+    let mut groups = Vec::new();
+    for table in Table::ALL {
+        let mut heading = Some(format!("{} ({})", table.title(), table.unit()).replace('`', ""));
+        for row in scopes.rows.iter().filter(|r| r.table == table) {
+            let fastest = scopes.fastest(&row.name);
+            let bars: Vec<WayBar> = table
+                .ways()
+                .iter()
+                .filter_map(|way| {
+                    let cell = scopes.cell(&row.name, way.key).filter(|_| fastest > 0.0 && fastest.is_finite())?;
+                    Some(WayBar {
+                        title: way.title.replace('`', ""),
+                        colour: way_colour(way.key),
+                        ratio: cell.median_ns / fastest,
+                        ns: cell.median_ns,
+                    })
+                })
+                .collect();
+            if !bars.is_empty() {
+                groups.push(WayGroup { heading: heading.take(), row: row.name.clone(), bars });
             }
         }
-        cells
-    })
+    }
+    groups
+}
+
+/// Every scope-table row, one bar per way: the ratio to the row's fastest way;
+/// `None` without a measured cell.
+fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
+    let groups = way_groups(scopes);
+    if groups.is_empty() {
+        return None;
+    }
+    let (label_width, plot_width, value_room, top) = (300.0, 480.0, 130.0, 84.0);
+    let (bar, heading_h, row_h, gap) = (13.0, 30.0, 18.0, 10.0);
+    let group_height = |g: &WayGroup| {
+        let heading = if g.heading.is_some() { heading_h } else { 0.0 };
+        heading + row_h + bar * g.bars.len() as f64 + gap
+    };
+    let plot_bottom = top + groups.iter().map(group_height).sum::<f64>();
+    let (width, height) = (label_width + plot_width + value_room, plot_bottom + 46.0);
+    let largest = groups.iter().flat_map(|g| g.bars.iter().map(|b| b.ratio)).fold(1.0, f64::max);
+    let axis = ticks(largest.clamp(1.5, 4.0), 6);
+    let max = *axis.last().unwrap_or(&4.0);
+    let x_of = |ratio: f64| label_width + plot_width * ratio.min(max) / max;
+
+    let mut crates: Vec<(&str, &str)> = Vec::new();
+    for (name, colour) in [
+        ("bumpdown", colour_of("bumpdown")),
+        ("bumpdown Scope", colour_of(contenders::InScope::NAME)),
+        ("stumpalo", colour_of("stumpalo")),
+        ("bump-scope", colour_of("bump-scope")),
+        ("bumpalo", colour_of("bumpalo")),
+        ("heap / stack", REFERENCE),
+    ] {
+        if groups.iter().any(|g| g.bars.iter().any(|b| b.colour == colour)) {
+            crates.push((name, colour));
+        }
+    }
+    let how = "time per operation ÷ the row's fastest way: 1.00x is the fastest, shorter is better; ns in brackets";
+    let mut svg = chart(width, height, "Scopes and temporary memory", how, &crates);
+
+    let mut y = top;
+    for group in &groups {
+        if let Some(heading) = &group.heading {
+            svg.bold((16.0, y + 20.0), 13.0, Anchor::Start, INK, heading);
+            y += heading_h;
+        }
+        let bars_top = y + row_h;
+        let bars_bottom = bars_top + bar * group.bars.len() as f64;
+        svg.rect(0.0, y, width, bars_bottom - y + gap / 2.0, STRIPE);
+        svg.bold((label_width - 10.0, y + 13.0), 11.0, Anchor::End, INK, &group.row);
+        for tick in &axis {
+            svg.line((x_of(*tick), y + 2.0), (x_of(*tick), bars_bottom), GRID, 1.0, "");
+        }
+        for (k, b) in group.bars.iter().enumerate() {
+            let bar_y = bars_top + bar * k as f64;
+            svg.text((label_width - 10.0, bar_y + bar - 3.0), 10.0, Anchor::End, INK, &b.title);
+            let tip = format!("{}, {}: {:.2}x ({:.2} ns)", group.row, b.title, b.ratio, b.ns);
+            svg.rect_titled(label_width, bar_y + 0.5, x_of(b.ratio) - label_width, bar - 1.0, b.colour, &tip);
+            let cut = if b.ratio > max { " ▸" } else { "" };
+            let text = format!("{:.2}x ({} ns){cut}", b.ratio, ns(b.ns));
+            svg.text((x_of(b.ratio) + 4.0, bar_y + bar - 3.0), 10.0, Anchor::Start, INK, &text);
+        }
+        let one = x_of(1.0);
+        svg.line((one, y + 2.0), (one, bars_bottom), INK, 1.2, "5 3");
+        y = bars_bottom + gap;
+    }
+    for tick in &axis {
+        svg.text((x_of(*tick), plot_bottom + 14.0), 11.0, Anchor::Middle, MUTED, &format!("{tick:.1}x"));
+    }
+    svg.text(
+        (label_width + plot_width / 2.0, plot_bottom + 34.0),
+        11.0,
+        Anchor::Middle,
+        MUTED,
+        &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
+    );
+    Some(svg.finish())
 }
 
 #[cfg(test)]
@@ -466,7 +659,7 @@ mod tests {
     /// cell runs with the counters paused, so it reports none either).
     #[test]
     fn every_cell_samples_without_touching_the_heap() {
-        let clock = harness::Clock::calibrate();
+        let clock = crate::harness::Clock::calibrate();
         for row in all() {
             for (way, mut sampler) in (row.build)() {
                 for _ in 0..3 {
@@ -483,5 +676,14 @@ mod tests {
         assert_eq!(selected(Some("scope")).len(), 4);
         assert_eq!(selected(Some("bumper")).len(), 1);
         assert!(selected(Some("alloc_u64")).is_empty(), "the CI smoke run stays on the speed table");
+    }
+
+    #[test]
+    fn scope_ways_take_their_crates_colours() {
+        assert_eq!(way_colour("bumpdown_scope"), colour_of(contenders::InScope::NAME));
+        assert_eq!(way_colour("bumpdown_scope_guard"), colour_of("bumpdown"));
+        assert_eq!(way_colour("api2_bumpalo"), colour_of("bumpalo"));
+        assert_eq!(way_colour("bump_scope_scoped"), colour_of("bump-scope"));
+        assert_eq!(way_colour("stack_array"), REFERENCE);
     }
 }

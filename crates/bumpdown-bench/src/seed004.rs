@@ -19,6 +19,7 @@
 //!   pointers it needs to free them.
 
 use std::alloc::{GlobalAlloc, Layout};
+use std::fmt::Write;
 use std::hint::black_box;
 use std::ptr;
 use std::time::Instant;
@@ -27,11 +28,16 @@ use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
 use serde::{Deserialize, Serialize};
 
+use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED};
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
+use crate::harness::relative_spread;
 use crate::procs;
-use crate::progress::{self, Section};
-use crate::speed::relative_spread;
+use crate::progress::{self, Phase};
+use crate::section::{self, prose, Context, Figure, Figures};
+use crate::svg::{ticks, Anchor};
+use crate::table::grid;
+use crate::text::{ns, thousands};
 
 /// Allocations per pass.
 pub const COUNT: usize = 10_000_000;
@@ -101,7 +107,7 @@ pub fn names() -> Vec<String> {
 pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Result>, String> {
     let names = names();
     let rounds = rounds(options.effort);
-    run.section(Section::Seed004, names.len() * rounds);
+    run.section(Phase::Seed004, names.len() * rounds);
     let mut runs: Vec<Vec<Seed004Result>> = vec![Vec::new(); names.len()];
     for _ in 0..rounds {
         for (name, runs) in names.iter().zip(&mut runs) {
@@ -404,9 +410,129 @@ fn usage() -> Usage {
     }
 }
 
+impl section::Section for Vec<Seed004Result> {
+    fn markdown(&self, md: &mut String, cx: &Context) {
+        let (results, rounds) = (self, rounds(cx.effort));
+        md.push_str(&prose(
+            "seed004",
+            &[
+                ("count", &thousands(COUNT)),
+                ("size", &SIZE),
+                ("rounds", &rounds),
+                ("payload_mb", &(PAYLOAD / 1_000_000)),
+            ],
+        ));
+        let warm = |name: &str| results.iter().find(|r| r.name == name).map(|r| r.warm.ns).filter(|ns| *ns > 0.0);
+        let floor = warm(BARE_BUMP);
+        let first_touch = results.iter().find(|r| r.name == FIRST_TOUCH).map(|r| r.cold.ns);
+        let ratio = |x: f64, base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| format!("{:.2}x", x / b));
+        let columns = [
+            "pass 1 (cold) ns/alloc",
+            "cold vs first touch",
+            "pass 1 CPU ns/alloc",
+            "pass 2 (warm) ns/alloc",
+            "warm vs bare bump",
+            "page faults pass 1 / 2",
+            "free between passes",
+            "peak RSS",
+            "peak RSS / payload",
+        ];
+        let lines = results.iter().map(|r| {
+            let cells = vec![
+                Some(ns(r.cold.ns)),
+                ratio(r.cold.ns, first_touch),
+                Some(ns(r.cold.cpu_ns)),
+                Some(ns(r.warm.ns)),
+                ratio(r.warm.ns, floor),
+                Some(format!("{} / {}", r.cold.faults, r.warm.faults)),
+                (r.release_ms > 0.0).then(|| format!("{:.1} ms", r.release_ms)),
+                Some(format!("{:.0} MB", r.peak_rss as f64 / 1e6)),
+                Some(format!("{:.2}x", r.peak_rss as f64 / PAYLOAD as f64)),
+            ];
+            (r.name.clone(), cells)
+        });
+        grid(md, "contender", &columns, lines);
+        md.push_str(&prose("seed004_malloc", &[]));
+        if let (Some(vm), Some(glibc)) = (warm(<VmArena as Contender>::NAME), warm(MALLOC_EACH)) {
+            md.push_str(&prose(
+                "seed004_vm",
+                &[
+                    ("vm", &ns(vm)),
+                    ("glibc", &ns(glibc)),
+                    ("ratio", &format!("{:.2}", glibc / vm)),
+                    ("payload_mb", &(PAYLOAD / 1_000_000)),
+                    ("prefetch_kib", &(bumpdown::bumping::PREFETCH_AHEAD / 1024)),
+                ],
+            ));
+        }
+        let _ = writeln!(md, "![seed-004: cold and warm ns per allocation]({}seed004.svg)\n", cx.images);
+    }
+
+    fn charts(&self, charts: &mut Vec<Chart>) {
+        if self.is_empty() {
+            return;
+        }
+        let results = self;
+        let (label_width, plot_w, bar, gap, top) = (170.0, 560.0, 12.0, 12.0, 80.0);
+        let group = bar * 2.0 + gap;
+        let height = top + group * results.len() as f64 + 50.0;
+        let width = label_width + plot_w + 90.0;
+        let largest = results.iter().flat_map(|r| [r.cold.ns, r.warm.ns]).fold(0.0, f64::max);
+        let axis = ticks(largest, 6);
+        let max = *axis.last().unwrap_or(&1.0);
+        let x_of = |ns: f64| label_width + plot_w * ns / max;
+
+        let heading = format!("Seed-004: {} allocations of {} bytes", thousands(COUNT), SIZE);
+        let how =
+            "ns per allocation; pass 1 (cold, pale) grows the arena and faults pages in, pass 2 (warm, solid) reuses them";
+        let mut svg = chart(width, height, &heading, how, &[("pass 1: cold", "#cbd5e1"), ("pass 2: warm", "#475569")]);
+        let bottom = top + group * results.len() as f64;
+        for tick in &axis {
+            let x = x_of(*tick);
+            svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
+            svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick}"));
+        }
+        svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ns per allocation");
+        for (i, r) in results.iter().enumerate() {
+            let y0 = top + group * i as f64 + gap / 2.0;
+            svg.text((label_width - 10.0, y0 + bar + 4.0), 12.0, Anchor::End, INK, &r.name);
+            let colour = colour_of(&r.name);
+            for (k, (pass, ns)) in [("cold", r.cold.ns), ("warm", r.warm.ns)].into_iter().enumerate() {
+                let y = y0 + bar * k as f64;
+                let fill = if k == 0 { pale(colour) } else { colour.to_owned() };
+                svg.rect_titled(
+                    label_width,
+                    y + 0.5,
+                    x_of(ns) - label_width,
+                    bar - 1.0,
+                    &fill,
+                    &format!("{}, {pass}", r.name),
+                );
+                svg.text((x_of(ns) + 4.0, y + bar - 2.5), 10.0, Anchor::Start, INK, &format!("{ns:.2} ns"));
+            }
+        }
+        let title = "Seed-004: ten million 64-byte allocations, cold and warm".to_owned();
+        charts.push(Chart { file: "seed004.svg", title, svg: svg.finish() });
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for r in self {
+            let s = r.spread;
+            let mut push = |what: &str, median, spread| {
+                figures.push((format!("seed004: {}, {what}", r.name), Figure { median, spread }))
+            };
+            push("cold", r.cold.ns, s.cold_ns);
+            push("warm", r.warm.ns, s.warm_ns);
+            push("release ms", r.release_ms, s.release_ms);
+            push("peak RSS MiB", r.peak_rss as f64 / (1 << 20) as f64, s.peak_rss);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::section::Section as _;
 
     #[test]
     fn floor_comes_first_and_names_are_unique() {
@@ -434,5 +560,24 @@ mod tests {
         let s = median.spread;
         assert_eq!((s.cold_ns, s.warm_ns, s.release_ms), (5.0 / 3.0 - 1.0, 1.0, 0.2 / 0.1 - 1.0));
         assert!((s.peak_rss - 0.1).abs() < 1e-12, "{s:?}");
+    }
+
+    #[test]
+    fn the_seed004_section_compares_vm_arenas_warm_pass_with_glibc() {
+        let result = |name: &str, warm: f64| Seed004Result {
+            name: name.to_owned(),
+            cold: Pass { ns: 30.0, faults: 1, cpu_ns: 30.0 },
+            warm: Pass { ns: warm, faults: 0, cpu_ns: warm },
+            release_ms: 0.0,
+            peak_rss: 1 << 20,
+            spread: Default::default(),
+        };
+        let mut md = String::new();
+        vec![result("VmArena", 7.5), result(MALLOC_EACH, 15.0)].markdown(&mut md, &Context::for_tests());
+        assert!(md.contains("glibc `malloc`+`free` 15.0 ns: **2.00x faster**"), "{md}");
+        // Without glibc's row (a filtered run) there is nothing to compare with.
+        let mut md = String::new();
+        vec![result("VmArena", 7.5)].markdown(&mut md, &Context::for_tests());
+        assert!(!md.contains("faster**"), "{md}");
     }
 }

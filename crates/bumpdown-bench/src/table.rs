@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use crate::harness::{range, relative_spread};
 use crate::procs::Pooled;
-use crate::speed::{range, relative_spread};
 use crate::text::ns;
 
 /// One line of a [`grid`]: its label and its cells (`None` is drawn `—`, an empty cell
@@ -108,6 +108,18 @@ fn spread_cell(cells: &[&Timed]) -> String {
         }
         _ => "—".to_owned(),
     }
+}
+
+/// `items` without repeats, in the order they first come (a table's rows or columns,
+/// from its cells).
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
 }
 
 /// Each column's geometric mean of its ratios (the fair average of ratios) over the

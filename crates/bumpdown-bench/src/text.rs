@@ -23,3 +23,22 @@ pub fn ns(value: f64) -> String {
         format!("{value:.0}")
     }
 }
+
+/// Bytes as MiB with one decimal.
+pub fn mib(bytes: usize) -> String {
+    format!("{:.1}", bytes as f64 / (1 << 20) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nanoseconds_keep_about_three_digits() {
+        assert_eq!(ns(0.8412), "0.84");
+        assert_eq!(ns(12.34), "12.3");
+        assert_eq!(ns(1234.4), "1234");
+        assert_eq!(thousands(10_000_000), "10,000,000");
+        assert_eq!(thousands(999), "999");
+    }
+}

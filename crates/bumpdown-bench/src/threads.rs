@@ -15,8 +15,12 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::cli::Options;
+use crate::harness::relative_spread;
 use crate::harness::{self, Clock, Plan, Sample, Sampler};
-use crate::progress::{Run, Section};
+use crate::progress::{Phase, Run};
+use crate::section::{self, prose, Context, Figure, Figures};
+use crate::table::{colour, distinct, grid};
+use crate::text::{ns, thousands};
 
 /// Allocations per thread per sample.
 pub const PER_THREAD: usize = 200_000;
@@ -168,7 +172,7 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
     let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
     let clock = Clock::calibrate();
     let rows: Vec<(usize, Mode)> = THREAD_COUNTS.iter().flat_map(|&t| [(t, Mode::Shared), (t, Mode::Local)]).collect();
-    run.section(Section::Threads, rows.len());
+    run.section(Phase::Threads, rows.len());
     let mut cells = Vec::new();
     for (threads, mode) in rows {
         run.step(&format!("{threads} thread(s), {}", mode.key()));
@@ -187,4 +191,33 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
         }
     }
     cells
+}
+
+impl section::Section for Vec<ThreadCell> {
+    fn markdown(&self, md: &mut String, _: &Context) {
+        let cells = self;
+        md.push_str(&prose("threads", &[("per_thread", &thousands(PER_THREAD))]));
+        let names = distinct(cells.iter().map(|c| c.contender.as_str()));
+        let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        let rows = distinct(cells.iter().map(|c| (c.threads, c.mode))).into_iter().map(|(t, mode)| {
+            let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
+            let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
+            let cell = |c: &&ThreadCell| {
+                let (ratio, (lo, hi)) = (c.median_ns / fastest, c.range);
+                format!("{} {ratio:.2}x ({} ns [{}–{}])", colour(ratio), ns(c.median_ns), ns(lo), ns(hi))
+            };
+            (
+                format!("{t} | {}", mode.key()),
+                names.iter().map(|n| row.iter().find(|c| c.contender == *n).map(cell)).collect(),
+            )
+        });
+        grid(md, "threads | access", &header, rows);
+    }
+
+    fn figures(&self, figures: &mut Figures) {
+        for c in self {
+            let name = format!("threads: {} ({}), {}", c.threads, c.mode.key(), c.contender);
+            figures.push((name, Figure { median: c.median_ns, spread: relative_spread(&[c.range.0, c.range.1]) }));
+        }
+    }
 }
