@@ -5,8 +5,8 @@
 //! the arena, all timed: chunk growth, first touches of fresh memory and freeing are
 //! part of what a user of a short-lived arena pays, and what the warm-arena tables
 //! leave out. As in stumpalo's benchmark, mimalloc is the global allocator: the
-//! children that measure run with [`heap::HEAP_VAR`] set. The `clear` row fills a
-//! fresh arena with [`OPS`] `u64`s (untimed) and times its `reset`.
+//! children that measure run with [`heap::HEAP_VAR`] set. The `clear` row fills
+//! [`CLEAR_BATCH`] new arenas with [`OPS`] `u64`s each (untimed) and times their `reset`s.
 //!
 //! Several child processes each take every sample; the table shows the median of
 //! their medians.
@@ -76,6 +76,14 @@ pub struct FreshResults {
     pub processes: usize,
     /// Samples per cell and process.
     pub samples: usize,
+    /// Arenas whose `reset`s one `clear` sample times back to back ([`CLEAR_BATCH`]; 1 in
+    /// results files from before it, which timed one `reset` per sample).
+    #[serde(default = "one")]
+    pub clear_batch: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 impl FreshResults {
@@ -115,7 +123,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
             process_values: p.process_medians,
         })
         .collect();
-    Ok(FreshResults { cells, processes, samples })
+    Ok(FreshResults { cells, processes, samples, clear_batch: CLEAR_BATCH })
 }
 
 /// `--child fresh`: measures every selected cell once and prints the cells (JSON), each
@@ -188,24 +196,47 @@ fn fresh<A: Contender, W: Work>(work: W, samples: usize) -> f64 {
     median(&mut times)
 }
 
-/// New arena filled with [`OPS`] `u64`s (untimed), then one timed `reset`.
+/// Arenas a `clear` sample resets, one after the other, under one reading of the clock:
+/// a single `reset` takes a few tens of nanoseconds, about the clock's own step on the
+/// development VM (one-reset samples came out as 30, 40 or 50 ns and nothing between).
+pub const CLEAR_BATCH: usize = 16;
+
+/// [`CLEAR_BATCH`] new arenas, each filled with [`OPS`] `u64`s (untimed), then their
+/// `reset`s timed together; nanoseconds per `reset`.
 #[inline(never)]
 fn clear<A: Contender>(samples: usize) -> f64 {
     let mut times = Vec::with_capacity(samples);
     for round in 0..WARMUP + samples {
-        let mut arena = A::new();
-        for i in 0..OPS as u64 {
-            black_box(arena.alloc(i));
+        let mut arenas: Vec<A> = (0..CLEAR_BATCH).map(|_| A::new()).collect();
+        for arena in &arenas {
+            for i in 0..OPS as u64 {
+                black_box(arena.alloc(i));
+            }
         }
         let start = Instant::now();
-        black_box(&mut arena).reset();
+        for arena in &mut arenas {
+            black_box(arena).reset();
+        }
         let ns = start.elapsed().as_nanos() as f64;
-        drop(arena);
+        drop(arenas);
         if round >= WARMUP {
-            times.push(ns);
+            times.push(ns / CLEAR_BATCH as f64);
         }
     }
     median(&mut times)
+}
+
+/// What a `clear` sample timed, for the table's description.
+fn clear_what(batch: usize) -> String {
+    if batch == 1 {
+        format!("one `reset` of a new arena holding {} `u64`s", thousands(OPS))
+    } else {
+        format!(
+            "the `reset`s of {batch} new arenas, each holding {} `u64`s, one after the other under one \
+             reading of the clock (a single `reset` is about the clock's step); ns per `reset`",
+            thousands(OPS)
+        )
+    }
 }
 
 impl section::Section for FreshResults {
@@ -213,7 +244,12 @@ impl section::Section for FreshResults {
         let fresh = self;
         md.push_str(&prose(
             "fresh",
-            &[("ops", &thousands(OPS)), ("processes", &fresh.processes), ("samples", &fresh.samples)],
+            &[
+                ("ops", &thousands(OPS)),
+                ("clear", &clear_what(fresh.clear_batch)),
+                ("processes", &fresh.processes),
+                ("samples", &fresh.samples),
+            ],
         ));
         let names = contenders::names();
         let rows = ROWS.iter().filter_map(|row| {

@@ -162,7 +162,7 @@ impl Results {
             wall * (1.0 + spread)
         );
         Results {
-            fresh: Some(FreshResults { cells: vec![fresh], processes: 2, samples: 5 }),
+            fresh: Some(FreshResults { cells: vec![fresh], processes: 2, samples: 5, clear_batch: 1 }),
             reset_costs: Some(ResetCosts { columns: vec![reset], clock_ns: 20.0 }),
             seed004: Some(vec![seed]),
             real_use: Some(RealUse { source_bytes: 1, statements: 1, nodes: 1, runs: 3, ways: vec![way] }),
