@@ -138,15 +138,6 @@ impl<'a, T: ?Sized> From<ArenaBox<'a, T>> for Box<'a, T> {
     }
 }
 
-/// A vector's elements, boxed: [`Vec::into_boxed_slice`](crate::collections::Vec::into_boxed_slice).
-#[cfg(feature = "collections")]
-impl<'a, T> From<crate::collections::Vec<'a, T>> for Box<'a, [T]> {
-    #[inline]
-    fn from(v: crate::collections::Vec<'a, T>) -> Self {
-        v.into_boxed_slice()
-    }
-}
-
 /// An array box as a slice box, without moving the elements.
 impl<'a, T, const N: usize> From<Box<'a, [T; N]>> for Box<'a, [T]> {
     #[inline]

@@ -519,6 +519,16 @@ impl<'bump, T> From<Vec<'bump, T>> for ArenaVec<'bump, T> {
     }
 }
 
+/// A vector's elements, boxed: [`Vec::into_boxed_slice`]. (Here rather than in `boxed.rs`,
+/// so that `boxed` does not import `collections`, which imports it.)
+#[cfg(feature = "boxed")]
+impl<'a, T> From<Vec<'a, T>> for crate::boxed::Box<'a, [T]> {
+    #[inline]
+    fn from(v: Vec<'a, T>) -> Self {
+        v.into_boxed_slice()
+    }
+}
+
 impl<T> Deref for Vec<'_, T> {
     type Target = [T];
 
