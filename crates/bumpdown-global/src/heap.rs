@@ -215,14 +215,18 @@ impl Window {
         WindowCursor { cur: Cell::from_mut(&mut self.cur), end: self.end }.bump_layout(csz, align)
     }
 
-    /// Hands out block `p` of `csz` bytes, just taken by [`Window::bump`], zeroed when
-    /// `ZERO`: only its part below `fresh` can be dirty.
+    /// Hands out block `p` of `csz` bytes, zeroed when `ZERO`: only its part below `fresh`
+    /// can be dirty.
+    ///
+    /// # Safety
+    /// `p` came from [`Window::bump`] on this window for `csz` bytes, with nothing taken
+    /// since: `p..p + csz` is a fresh block of this heap's.
     #[inline(always)]
-    fn hand_out<const ZERO: bool>(&self, p: *mut u8, csz: usize) -> *mut u8 {
+    unsafe fn hand_out<const ZERO: bool>(&self, p: *mut u8, csz: usize) -> *mut u8 {
         handed_out::<ZERO>(p, csz);
         if ZERO && p.addr() < self.fresh {
             let dirty = (self.fresh - p.addr()).min(csz);
-            // SAFETY: p..p+dirty is inside the block just taken (from `bump`).
+            // SAFETY: p..p+dirty is inside the fresh block (the caller), `dirty <= csz`.
             unsafe { p.write_bytes(0, dirty) };
         }
         p
@@ -321,7 +325,8 @@ impl Heap {
             // jump; `__rust_alloc` keeps the bump on the fall-through. A
             // `core::hint::cold_path()` on the miss did not move it.)
             if let Some(p) = w.bump(csz, 1) {
-                return w.hand_out::<ZERO>(p, csz);
+                // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+                return unsafe { w.hand_out::<ZERO>(p, csz) };
             }
         }
         // SAFETY: forwarded caller contract.
@@ -364,7 +369,8 @@ impl Heap {
             // Up to GRAIN, every chunk start in the window is aligned enough (at the
             // heap's phase, for a phased heap), as on the fast path.
             if let Some(p) = w.bump(csz, if align <= GRAIN { 1 } else { align }) {
-                let p = w.hand_out::<ZERO>(p, csz);
+                // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+                let p = unsafe { w.hand_out::<ZERO>(p, csz) };
                 // The gap before the aligned block.
                 let gap = p.addr() - spare.addr();
                 if gap != 0 && mode == Mode::Recycle {
