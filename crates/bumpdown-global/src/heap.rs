@@ -5,6 +5,13 @@
 //! atomic; the only shared step is carving a new window (one compare-exchange in
 //! [`region::carve`]).
 //!
+//! Each window is a face of the core's bump engine (`bumpdown::engine`): `WindowCursor`
+//! is an `unsafe impl Cursor` over the window's bump pointer and end (upward), and every
+//! block a window hands out, on the fast path and the slow one, is taken by the engine's
+//! `Engine::bump_layout`. A change to the engine's fast path so reaches `BumpGlobal` and
+//! the preloaded `malloc`. The slow path stays the heap's (it needs the free lists and the
+//! other windows), and so do freeing and resizing, which know each block's chunk size.
+//!
 //! A heap has three windows, one per *band* of chunk sizes: [`TINY`] chunks, chunks of at
 //! most [`SMALL_BAND`] bytes, and larger ones. A program's small blocks are mostly short
 //! strings whose bytes are seldom read again, while its larger ones are mostly the nodes and
@@ -39,9 +46,12 @@
 //! first allocation takes the slow path, which sets the region up; the fast path has no
 //! set-up branch.
 
-use core::ptr;
+use core::cell::Cell;
+use core::ptr::{self, NonNull};
 
 use bumpdown::bumping::{bump_up, CHUNK_ALIGN};
+use bumpdown::engine::{Cursor, Engine};
+use bumpdown::AllocError;
 
 use crate::classes::{class_chunk, class_of_chunk, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
 use crate::region;
@@ -137,38 +147,86 @@ struct Window {
     next: usize,
 }
 
+/// A window as the bump engine sees it while it takes one block: the window's bump
+/// pointer, borrowed as a `Cell` (the engine moves it through `&self`), and its end.
+/// Made from `&mut Window` ([`Window::bump`]), so `Window` and [`Heap`] hold no `Cell`.
+struct WindowCursor<'w> {
+    cur: &'w Cell<*mut u8>,
+    end: usize,
+}
+
+// SAFETY: the module invariant is the trait's (up): `cur <= end`, `end` a multiple of
+// `region::PAGE` (so of `CHUNK_ALIGN`) and at most `isize::MAX` (user space), or both 0 in
+// the empty window; `cur..end` is region memory of this heap alone, unused, readable and
+// writable, and `cur` is derived from the region's mapping, whose provenance covers every
+// window. The `&mut Window` it is made from keeps anything else from reaching the window
+// while it lives. `far_end` is the cursor (an empty used part, as `Cursor::far_end` allows
+// a face that frees its own blocks), so `far_end <= cursor`. The slow path only refuses.
+unsafe impl Cursor for WindowCursor<'_> {
+    /// 1, though the cursor is always a multiple of [`TINY`]: the chunk sizes keep it
+    /// aligned, so the engine has nothing to round, and with 1 its rounding of a size
+    /// folds away even where the compiler cannot see that a chunk size is a multiple of 8.
+    const MIN_ALIGN: usize = 1;
+    const UP: bool = true;
+
+    #[inline(always)]
+    fn cursor_and_limit(&self) -> (*mut u8, usize) {
+        (self.cur.get(), self.end)
+    }
+
+    /// The cursor: the heap frees and resizes a window's blocks itself (`Heap::free`,
+    /// `Heap::resize_in_place`), knowing their chunk sizes, so the engine never needs to
+    /// tell a window's newest block.
+    #[inline(always)]
+    fn far_end(&self) -> usize {
+        self.cur.get().addr()
+    }
+
+    #[inline(always)]
+    unsafe fn set_cursor(&self, p: *mut u8) {
+        debug_assert!(
+            self.cur.get().addr() <= p.addr() && p.addr() <= self.end,
+            "cursor {p:p} outside {:p}..={:#x}",
+            self.cur.get(),
+            self.end
+        );
+        self.cur.set(p)
+    }
+
+    /// Never called: a window's slow path is its heap's (`Heap::alloc_slow`), which needs
+    /// the free lists and the region's options; the heap calls only the engine's fast path
+    /// and falls back itself. Refuses, leaving the window as it was.
+    #[cold]
+    fn alloc_slow(&self, _size: usize, _align: usize) -> Result<NonNull<u8>, AllocError> {
+        Err(bumpdown::engine::FULL)
+    }
+}
+
 impl Window {
     const EMPTY: Window = Window { cur: ptr::null_mut(), end: 0, fresh: 0, next: 0 };
 
-    /// Where a block of `csz` bytes aligned to `align` would start in this window, if it
-    /// fits: the core's upward bump over `cur..end`.
-    ///
-    /// Its preconditions hold by the invariant: `cur <= end <= isize::MAX` (user space),
-    /// `end` is a multiple of [`region::PAGE`] (so of `CHUNK_ALIGN`) and `cur` of [`TINY`].
-    /// With `align` 1 (the fast path) the alignment step folds away, leaving one
-    /// subtraction and one comparison.
+    /// Takes a block of `csz` bytes aligned to `align` from this window, if it fits: the
+    /// engine's upward bump over `cur..end` (`bumping::bump_up`, then the cursor moves past
+    /// the block). The bytes from the old cursor to the block are skipped (the caller
+    /// files them). With `align` 1 (the fast path) the alignment step folds away, leaving
+    /// one subtraction and one comparison.
     #[inline(always)]
-    fn fit(&self, csz: usize, align: usize) -> Option<usize> {
-        bump_up(self.cur.addr(), self.end, csz, align, TINY)
+    fn bump(&mut self, csz: usize, align: usize) -> Option<*mut u8> {
+        WindowCursor { cur: Cell::from_mut(&mut self.cur), end: self.end }.bump_layout(csz, align)
     }
 
-    /// Hands out the block `start..start + csz` and zeroes it when `ZERO`; the bytes from
-    /// `cur` to `start` are skipped (the caller files them).
+    /// Hands out block `p` of `csz` bytes, zeroed when `ZERO`: only its part below `fresh`
+    /// can be dirty.
     ///
     /// # Safety
-    /// `start` came from [`Window::fit`] for `csz`, with the window unchanged since: so
-    /// `cur <= start` and `start + csz <= end`.
+    /// `p` came from [`Window::bump`] on this window for `csz` bytes, with nothing taken
+    /// since: `p..p + csz` is a fresh block of this heap's.
     #[inline(always)]
-    unsafe fn take<const ZERO: bool>(&mut self, start: usize, csz: usize) -> *mut u8 {
-        // SAFETY: cur <= start <= end (caller): inside the window.
-        let p = unsafe { self.cur.add(start - self.cur.addr()) };
-        // SAFETY: start + csz <= end (caller): stays inside the window.
-        self.cur = unsafe { p.add(csz) };
+    unsafe fn hand_out<const ZERO: bool>(&self, p: *mut u8, csz: usize) -> *mut u8 {
         handed_out::<ZERO>(p, csz);
         if ZERO && p.addr() < self.fresh {
-            // Only the part below `fresh` can be dirty.
             let dirty = (self.fresh - p.addr()).min(csz);
-            // SAFETY: p..p+dirty is inside the block just bumped.
+            // SAFETY: p..p+dirty is inside the fresh block (the caller), `dirty <= csz`.
             unsafe { p.write_bytes(0, dirty) };
         }
         p
@@ -179,7 +237,7 @@ impl Window {
     #[inline(always)]
     fn fits_from(&self, p: *mut u8, len: usize) -> bool {
         // `p` starts the newest block, so `p <= cur` and all of `bump_up`'s preconditions
-        // hold for `p..end` as they do for `cur..end` (see `fit`).
+        // hold for `p..end` as they do for `cur..end` (see `WindowCursor`).
         bump_up(p.addr(), self.end, len, 1, TINY).is_some()
     }
 
@@ -260,12 +318,15 @@ impl Heap {
             // SAFETY: band(_) < 3.
             let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
             // Alignment 1: the block is aligned enough at `cur`, a multiple of GRAIN, or of
-            // TINY in the tiny window, whose chunks ask for align <= TINY. (`take` right
-            // here rather than through a `bump` returning `Option`: with that, LLVM laid the
-            // slow-path call out inline and the fast path took a jump.)
-            if let Some(start) = w.fit(csz, 1) {
-                // SAFETY: `start` came from `fit` for `csz` just now.
-                return unsafe { w.take::<ZERO>(start, csz) };
+            // TINY in the tiny window, whose chunks ask for align <= TINY. (Through the
+            // engine's `Option`, LLVM places `malloc`'s and `calloc`'s slow-path call
+            // between the comparison and the bump, which is then a taken jump: the same
+            // instructions and branches as the hand-written bump before it, one more taken
+            // jump; `__rust_alloc` keeps the bump on the fall-through. A
+            // `core::hint::cold_path()` on the miss did not move it.)
+            if let Some(p) = w.bump(csz, 1) {
+                // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+                return unsafe { w.hand_out::<ZERO>(p, csz) };
             }
         }
         // SAFETY: forwarded caller contract.
@@ -304,15 +365,16 @@ impl Heap {
         let i = band(csz);
         for _ in 0..2 {
             let w = &mut self.windows[i];
+            let spare = w.cur;
             // Up to GRAIN, every chunk start in the window is aligned enough (at the
             // heap's phase, for a phased heap), as on the fast path.
-            if let Some(start) = w.fit(csz, if align <= GRAIN { 1 } else { align }) {
+            if let Some(p) = w.bump(csz, if align <= GRAIN { 1 } else { align }) {
+                // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+                let p = unsafe { w.hand_out::<ZERO>(p, csz) };
                 // The gap before the aligned block.
-                let (spare, gap) = (w.cur, start - w.cur.addr());
-                // SAFETY: `start` came from `fit` for `csz` just now.
-                let p = unsafe { w.take::<ZERO>(start, csz) };
+                let gap = p.addr() - spare.addr();
                 if gap != 0 && mode == Mode::Recycle {
-                    // SAFETY: spare..start was window i's memory, now skipped, no block
+                    // SAFETY: spare..p was window i's memory, now skipped, no block
                     // overlaps it.
                     unsafe { self.file_spare(i, spare, gap) };
                 }

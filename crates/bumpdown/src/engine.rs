@@ -23,6 +23,18 @@
 //! Everything here is `#[inline(always)]` or generic, and the direction and `MIN_ALIGN`
 //! are constants, so each face's fast path folds to the same instructions as if it were
 //! written by hand for that face (the bench's fast-path table counts them).
+//!
+//! # Faces outside this crate
+//! `bumpdown-global`'s per-thread windows (under `BumpGlobal` and the preloaded
+//! `malloc`) are a face too: each window is a `Cursor`, and its heap takes blocks
+//! through [`Engine::bump_layout`], so a change to the engine's fast path reaches them.
+//! That is why this module, [`Cursor`] and [`Engine`] are `pub` but `#[doc(hidden)]`,
+//! like `bumping` and `os`: a surface for the sibling crates of this workspace, not a
+//! stable API (it may change in any release). The trait cannot be sealed, since the
+//! point is that another crate implements it; it is `unsafe` instead, so an
+//! implementation states in a SAFETY comment why it keeps the invariant below. The
+//! dependency goes one way only (`bumpdown-global` -> `bumpdown`), and nothing here needs
+//! more than `core`.
 
 use core::alloc::Layout;
 use core::mem::{self, align_of, size_of, MaybeUninit};
@@ -30,6 +42,11 @@ use core::ptr::{self, NonNull};
 
 use crate::bumping::{self, round_up, MIN_BOTTOM};
 use crate::error::{block_or_panic, AllocError};
+
+/// The error of a slow path that has no room and nowhere else to look
+/// ([`AllocErrorKind::Full`](crate::AllocErrorKind::Full)), for a face outside this crate
+/// (whose slow path cannot name `AllocError`'s crate-private constants).
+pub const FULL: AllocError = AllocError::FULL;
 
 /// A bump pointer, its limit and its slow path: what a face provides.
 ///
@@ -43,7 +60,7 @@ use crate::error::{block_or_panic, AllocError};
 ///   in (free and used part);
 /// * `alloc_slow` returns a fresh block that fits the request, or an error with the face
 ///   still valid; it may move the cursor and the limit.
-pub(crate) unsafe trait Cursor {
+pub unsafe trait Cursor {
     /// An alignment the cursor always keeps (1, 2, 4, 8 or 16).
     const MIN_ALIGN: usize;
     /// Whether the cursor moves up (see the module docs).
@@ -56,6 +73,12 @@ pub(crate) unsafe trait Cursor {
     /// fields every fast path reads, so a face names them in one place.
     fn cursor_and_limit(&self) -> (*mut u8, usize);
     /// The used part's far end: a down face's chunk end, an up face's lowest block start.
+    ///
+    /// The engine reads it only to tell whether a block is the newest
+    /// ([`is_newest`](Cursor::is_newest)), so a face that frees and resizes its blocks
+    /// itself may return the cursor (an empty used part): no block then counts as the
+    /// newest, and the engine's resizing methods copy instead (`bumpdown-global`'s windows
+    /// do this; their heap knows each block's chunk size and frees it).
     fn far_end(&self) -> usize;
 
     /// The bump pointer.
@@ -280,7 +303,7 @@ pub(crate) unsafe trait Cursor {
 
 /// Where the typed API (`alloc_api.rs`) gets its memory: the fast paths, the slow path, and
 /// the growing and shrinking of array blocks (`alloc_iter`).
-pub(crate) trait Engine {
+pub trait Engine {
     /// Where a `T` (not zero-sized) goes if it fits the fast path; the block is not yet
     /// taken (`claim_value` takes it, after the value is written). A raw pointer, not
     /// `NonNull`: `Option<NonNull>` would make LLVM test the address for null.

@@ -67,7 +67,8 @@
 //   bumping.rs    the bump arithmetic on plain addresses: down, up, shared (atomic); no unsafe
 //   engine.rs     `Cursor` (a face: bump pointer, limit, one slow path; its invariant) and
 //                 `Engine` (the fast paths, grow/shrink/free of the newest block, and the
-//                 typed API's bodies on raw blocks)
+//                 typed API's bodies on raw blocks); public but hidden, for bumpdown-global's
+//                 windows, which are faces too (see the module's docs)
 //   alloc_api.rs  the typed API's signatures (`alloc`, slices, strings, iterators,
 //                 layouts), stamped into each face's inherent impl by `alloc_api!`; the
 //                 bodies are `Engine`'s provided methods
@@ -119,7 +120,8 @@ pub mod bumping;
 mod checkpoint;
 mod chunk;
 pub mod collections;
-mod engine;
+#[doc(hidden)]
+pub mod engine;
 mod error;
 mod fixed;
 #[cfg(all(feature = "os", unix, target_pointer_width = "64", any(target_os = "linux", target_os = "macos")))]
