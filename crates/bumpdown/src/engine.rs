@@ -303,7 +303,13 @@ pub unsafe trait Cursor {
 
 /// Where the typed API (`alloc_api.rs`) gets its memory: the fast paths, the slow path, and
 /// the growing and shrinking of array blocks (`alloc_iter`).
-pub trait Engine {
+///
+/// Sealed: it is implemented only in this crate (for every [`Cursor`], and by `SyncArena`). Its provided
+/// methods write through the blocks its required ones return, so an implementation
+/// outside this crate (possible, and safe to write, now that the module is public for
+/// `bumpdown-global`) could make them write anywhere; a face outside the crate
+/// implements the `unsafe` trait `Cursor` instead.
+pub trait Engine: sealed::Sealed {
     /// Where a `T` (not zero-sized) goes if it fits the fast path; the block is not yet
     /// taken (`claim_value` takes it, after the value is written). A raw pointer, not
     /// `NonNull`: `Option<NonNull>` would make LLVM test the address for null.
@@ -617,6 +623,12 @@ unsafe fn take<C: Cursor + ?Sized>(face: &C, cursor: *mut u8, start: usize, size
     };
     // SAFETY: from the caller: inside the free range, a multiple of MIN_ALIGN.
     unsafe { face.set_cursor(cursor.with_addr(new_cursor)) }
+}
+
+pub(crate) mod sealed {
+    /// What keeps [`Engine`](super::Engine) to this crate's implementations.
+    pub trait Sealed {}
+    impl<C: super::Cursor> Sealed for C {}
 }
 
 impl<C: Cursor> Engine for C {

@@ -1042,6 +1042,8 @@ unsafe impl<A: BackingAllocator> Cursor for LocalArena<'_, A> {
 
 /// The shared arena's bump is atomic: there is no cursor to hand out, so `SyncArena`
 /// gives the typed API its hooks directly.
+impl<A: BackingAllocator> crate::engine::sealed::Sealed for SyncArena<A> {}
+
 impl<A: BackingAllocator> Engine for SyncArena<A> {
     /// A block for a `T` (not zero-sized), taken at once: with other threads bumping
     /// the same window there is no "place first, claim later".
