@@ -428,7 +428,9 @@ typedef struct bd_stats {
     /* Usable bytes of all chunks held (in use, kept for reuse, or holding one big
      * allocation). */
     size_t capacity;
-    /* Bytes held from malloc, chunk headers included (0 for a fixed arena). */
+    /* Bytes held from malloc, chunk headers included, and the arena's bookkeeping block
+     * (a few hundred bytes, from its first allocation until it is destroyed; 0 for a
+     * fixed arena, and not counted for an arena made on a buffer, which holds it). */
     size_t held;
     /* Bytes left unused at the end of chunks the arena moved past. */
     size_t wasted;

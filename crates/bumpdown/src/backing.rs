@@ -20,7 +20,7 @@ use core::ptr::NonNull;
 /// use core::cell::Cell;
 /// use core::ptr::NonNull;
 ///
-/// /// Counts the chunks the arena asks for.
+/// /// Counts the blocks the arena asks for.
 /// #[derive(Default)]
 /// struct Counting(Cell<usize>);
 ///
@@ -39,7 +39,8 @@ use core::ptr::NonNull;
 /// let counting = Counting::default();
 /// let arena: Arena<1, &Counting> = Arena::new_in(&counting);
 /// arena.alloc(1u8);
-/// assert_eq!(counting.0.get(), 1);
+/// // The arena's bookkeeping block and its first chunk.
+/// assert_eq!(counting.0.get(), 2);
 /// ```
 pub unsafe trait BackingAllocator {
     /// Allocates a block for `layout` (whose size is never zero), or returns `None`.

@@ -26,18 +26,20 @@ pub struct BufferArena<'buf, const MIN_ALIGN: usize = 1, A: BackingAllocator = G
 #[cfg(feature = "alloc")]
 impl Arena {
     /// An arena that allocates from `buf` first and from the global allocator only when
-    /// `buf` is full. Resets return to `buf`.
+    /// `buf` is full. Resets return to `buf`. The arena's bookkeeping
+    /// ([`BOOKKEEPING_BYTES`](Arena::BOOKKEEPING_BYTES)) takes the start of `buf`, so it
+    /// touches the heap for nothing else either.
     ///
     /// ```
     /// use core::mem::MaybeUninit;
-    /// let mut buf = [MaybeUninit::<u8>::uninit(); 1024];
+    /// let mut buf = [MaybeUninit::<u8>::uninit(); 2048];
     /// let mut arena = bumpdown::Arena::with_buffer(&mut buf);
     /// arena.alloc([0u8; 500]);             // in the buffer
     /// arena.alloc([0u8; 4000]);            // spills into a heap chunk
     /// assert_eq!(arena.stats().chunks, 2);
     /// arena.reset();                       // back to the buffer
-    /// // The chunk header and the alignment of its ends take at most 112 bytes.
-    /// assert!(arena.chunk_capacity() >= 1024 - 112);
+    /// // The bookkeeping, the chunk header and alignment take the rest.
+    /// assert!(arena.chunk_capacity() >= 2048 - <bumpdown::Arena>::BOOKKEEPING_BYTES - 128);
     /// ```
     pub fn with_buffer(buf: &mut [MaybeUninit<u8>]) -> BufferArena<'_> {
         BufferArena::new_in(buf, Global)

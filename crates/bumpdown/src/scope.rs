@@ -289,7 +289,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
         // The arena holds the moved pointers (and the error); reading them from there
         // keeps this handle's own address out of the call.
         self.sync_from_arena();
-        let p = result.ok_or_else(|| self.arena.last_error.get())?;
+        let p = result.ok_or_else(|| self.arena.last_error())?;
         if Arena::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
             // Folds for a constant layout. The block ends at the new `ptr`: deriving it
             // from the handle's `ptr` instead of returning `p` makes the block a constant
@@ -329,8 +329,8 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
 ) -> Option<NonNull<u8>> {
     arena.ptr.set(ptr);
     // An `Option` comes back in one register; a `Result` would go through memory and
-    // cost the caller's fast path a stack frame.
-    arena.alloc_slow(size, align).map_err(|err| arena.last_error.set(err)).ok()
+    // cost the caller's fast path a stack frame. The error stays in the arena's state.
+    arena.alloc_slow(size, align).ok()
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
@@ -344,7 +344,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
     #[inline(always)]
     fn leave(self) {
         let arena = self.arena;
-        if !crate::poison::ACTIVE && arena.epoch.get() == self.entry.epoch {
+        if !crate::poison::ACTIVE && arena.epoch() == self.entry.epoch {
             arena.mark_high_at(self.ptr.get().addr());
             arena.ptr.set(self.entry.ptr);
         } else {

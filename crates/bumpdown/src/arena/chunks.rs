@@ -45,7 +45,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 
     fn walk(&self) -> Walk {
-        Walk { regular: self.current.get(), ptr: Some(self.ptr.get().addr()), big: self.big.get() }
+        match self.state() {
+            Some(state) => {
+                Walk { regular: state.current.get(), ptr: Some(self.ptr.get().addr()), big: state.big.get() }
+            }
+            // Never allocated: nothing to walk.
+            None => Walk { regular: None, ptr: None, big: None },
+        }
     }
 }
 

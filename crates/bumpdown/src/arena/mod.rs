@@ -1,8 +1,11 @@
-//! The `Arena` type: its fields, its bump pointer (a `Cursor` of `engine.rs`), chunk
-//! management, the slow path, reset and stats. The typed allocation methods are written
-//! once in `alloc_api.rs`; saving and rewinding the position and a scope's entry and exit are
-//! in `rewind.rs`, the walk over the used chunks in `chunks.rs`, the scope handle in
-//! `scope.rs`.
+//! The `Arena` type: a handle of two bump pointers and the address of its state. The
+//! fast path bumps the handle's pointers; everything else (chunk management, the slow
+//! path, reset, rewind, stats) lives in `ArenaState` (`state.rs`), reached through one
+//! pointer and called with the handle's pointers by value, so that the handle's own
+//! address never leaves inline code (docs/DESIGN.md, "Where the bump pointer lives").
+//! The typed allocation methods are written once in `alloc_api.rs`; saving and
+//! rewinding the position and a scope's entry and exit are in `rewind.rs`, the walk over
+//! the used chunks in `chunks.rs`, the scope handle in `scope.rs`.
 
 // Handing out `&mut` to fresh, disjoint blocks from `&self` is what an arena is for.
 #![allow(clippy::mut_from_ref)]
@@ -10,33 +13,23 @@
 use core::alloc::Layout;
 use core::cell::Cell;
 use core::fmt;
+use core::mem::{align_of, size_of};
 use core::ptr::{self, NonNull};
 
 use crate::alloc_api::prelude::*;
 use crate::backing::{BackingAllocator, Global};
-use crate::bumping::{bump_checked, bump_up, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
-use crate::checkpoint::{Ledger, RawCheckpoint};
-use crate::chunk::{chunk_size_for, Chunk, DATA_ALIGN, HEADER_SIZE};
+use crate::bumping::{round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::engine::Cursor;
 use crate::error::AllocError;
 use crate::stats::Stats;
 
 mod chunks;
 mod rewind;
+mod state;
 
 pub use chunks::{AllocatedChunks, AllocatedChunksRaw};
-
-/// Size of the first regular chunk (a power of two; each chunk's block is this
-/// minus [`MALLOC_SLACK`], so that it and the backing allocator's own header fill
-/// a power-of-two size class).
-const FIRST_CHUNK_CLASS: usize = 512;
-/// Default cap on regular chunk sizes: 4 MiB (see `with_max_chunk_size`).
-const DEFAULT_MAX_CHUNK_CLASS: usize = 4 << 20;
-/// What a typical `malloc` adds to each block.
-const MALLOC_SLACK: usize = 16;
-/// A request that needs more than `max chunk size / BIG_DIVISOR` gets an out-of-band
-/// chunk of its own.
-const BIG_DIVISOR: usize = 8;
+pub(crate) use state::empty_chunk;
+use state::{ArenaState, Settings};
 
 /// A growable bump arena that allocates upwards.
 ///
@@ -70,14 +63,14 @@ const BIG_DIVISOR: usize = 8;
 /// ```
 ///
 /// `Arena` is `Send` (when `A` is) but not `Sync`: one thread allocates at a time.
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // INVARIANT (the bump pointers; everything the fast path relies on):
-    // * `MIN_BOTTOM <= ptr <= end <= MAX_END`, `end % CHUNK_ALIGN == 0`,
+    // * `MIN_BOTTOM <= start <= ptr <= end <= MAX_END`, `end % CHUNK_ALIGN == 0`,
     //   `ptr % MIN_ALIGN == 0`;
-    // * with a current chunk, `ptr..end` is its free part: `end` is its `end_addr()`,
-    //   `ptr >= start` (its `bottom_addr()`, kept in `start`), both pointers carry its
-    //   provenance, and `start..ptr` holds the allocations made in it, oldest first;
+    // * with a current chunk, `ptr..end` is its free part and `start..ptr` holds the
+    //   allocations made in it, oldest first: `end` is its `end_addr()`, `start` its
+    //   `bottom_addr()`, and the three pointers carry its provenance;
     // * without one (a new or emptied arena), `ptr == end == start ==` the address of
     //   the static `EMPTY` sentinel: a chunk of no bytes. Every non-empty request fails
     //   on it, so the fast path needs no "has a chunk yet?" branch, and `new` is a
@@ -86,81 +79,33 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // both; the C header relies on this order.
     pub(crate) ptr: Cell<*mut u8>,
     pub(crate) end: Cell<*mut u8>,
-
-    // The fields `reset` and scope exits touch come next: with `ptr` and `end` they fill
-    // the first cache line (the struct is aligned to 64), so resetting many arenas
-    // touches one line each.
-    /// Where `current`'s usable part starts (its `bottom_addr()`), or the `EMPTY`
-    /// sentinel without a current chunk: a copy kept here so that `reset` and the
-    /// byte accounting need not read the chunk header.
+    /// Where the current chunk's usable part starts (the sentinel without one).
     pub(crate) start: Cell<*mut u8>,
     /// The highest `ptr` seen before giving memory back in the current chunk since the
-    /// last fold (0: none). Scope exits and rewinds only raise this mark; the peak is
-    /// computed from it when chunks or out-of-band blocks change, or on `stats`.
-    pub(crate) high_ptr: Cell<usize>,
-    /// Most bytes in use at once since the arena was made, as of the last fold (see
-    /// `update_peak`).
-    pub(crate) peak_used: Cell<usize>,
-    /// Counts the changes a rewind cannot undo by just moving `ptr`: chunk switches,
-    /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
-    /// checkpoint whose `epoch` still matches is restored by setting `ptr` alone.
-    /// It is also the arena's clock: it never decreases (a `u64` bumped once per slow
-    /// event cannot wrap), and each out-of-band chunk and checkpoint takes the value it
-    /// moved to as its serial, so a saved epoch tells which came after it.
-    pub(crate) epoch: Cell<u64>,
-    /// The current chunk (see the chunk lists below).
-    pub(crate) current: Cell<Option<Chunk>>,
-    /// Whether `epoch` moved since the last `reset_with_limit`. While it is `false` the
-    /// arena has used only its current chunk since then, holds nothing out of band, and
-    /// has handed out no checkpoint, so `reset` only has to move `ptr` (its fast path).
-    pub(crate) dirty: Cell<bool>,
-
-    // Second cache line: bookkeeping of the slow paths (scope entries and exits read only
-    // the first).
-    /// Checkpoint bookkeeping (see `checkpoint.rs`).
-    pub(crate) ledger: Ledger,
-    /// Bytes below `saved_ptr` in the chunks before `current` (allocations + padding).
-    pub(crate) retired_used: Cell<usize>,
-    /// Bytes of the out-of-band allocations.
-    pub(crate) big_used: Cell<usize>,
-
-    // INVARIANT (the chunk lists; every chunk the arena holds is in exactly one):
-    // * the chunk list, from `first` along `next` (and back along `prev`): every regular
-    //   chunk, in the order they are filled. `current` (above) is in it, and is `None`
-    //   only when the list is empty. The chunks before `current` were filled since the
-    //   last reset (their `saved_ptr` and `used_before` valid, their serials increasing
-    //   towards `current`); the chunks after it are spares, empty, in the order they will
-    //   be used. A reset or a rewind therefore only moves `current` back along the list,
-    //   whatever the number of chunks. And a scope's entry needs no "take a spare first?"
-    //   check: an arena with no current chunk has no chunk at all.
-    // * `big`: out-of-band chunks, newest first along `prev`, each holding one allocation
-    //   at its `saved_ptr`, placed at the chunk's high end (the bytes from it to the
-    //   chunk's end are what it uses).
-    pub(crate) first: Cell<Option<Chunk>>,
-    /// The end address of `first`'s block (0 while there is none): a reset makes `first`
-    /// current without reading its header, a line the fill left long before.
-    pub(crate) first_end: Cell<usize>,
-    pub(crate) big: Cell<Option<Chunk>>,
-    /// Bytes held from the backing allocator, all lists, headers included.
-    pub(crate) held: Cell<usize>,
-    /// `held` never grows past this (`usize::MAX`: no limit).
-    pub(crate) limit: Cell<usize>,
-    /// Size class (a power of two) of the next regular chunk.
-    pub(crate) next_class: Cell<usize>,
-    /// Largest size class of a regular chunk.
-    pub(crate) max_class: Cell<usize>,
-    /// Why the last failed slow-path call of a scope failed (see `scope.rs`).
-    pub(crate) last_error: Cell<AllocError>,
-    /// The chunk made of a caller's buffer (`BufferArena`), if any: in the lists like any
-    /// regular chunk, but never freed and not counted in `held`.
-    pub(crate) borrowed: Cell<Option<Chunk>>,
-
+    /// state last folded the peak (see `ArenaState::high_ptr`).
+    high_ptr: Cell<usize>,
+    /// The state's epoch (see `ArenaState::epoch`; 0 without a state): a scope's entry
+    /// and exit compare it.
+    epoch: Cell<u64>,
+    /// The state's `dirty` (false without a state): `reset`'s fast path tests it.
+    dirty: Cell<bool>,
+    // INVARIANT (the state): `None` until the arena first needs one (its first chunk, a
+    // checkpoint, `with_capacity`); then a block this arena owns (from `alloc`, or the
+    // start of a `BufferArena`'s buffer), holding an `ArenaState` that nothing else
+    // points to. The state's `end`, `start`, `epoch` and `dirty` equal the fields above;
+    // its `ptr` and `high_ptr` are those above as of the last call into it (`sync_to`
+    // before each call, `sync_from` after, which copies all six back).
+    state: Cell<Option<NonNull<ArenaState<MIN_ALIGN, A>>>>,
+    /// The limit and chunk cap set before the arena had a state (its state holds them
+    /// after): setting them allocates nothing.
+    settings: Cell<Settings>,
     alloc: A,
 }
 
-// SAFETY: the arena owns its chunks outright; the raw pointers are not shared with
-// anything outside it. Borrowed allocations hold a `&Arena`, so the arena cannot move to
-// another thread while any exist. The backing allocator moves with it, hence `A: Send`.
+// SAFETY: the arena owns its state and chunks outright; the raw pointers are not shared
+// with anything outside it. Borrowed allocations hold a `&Arena`, so the arena cannot
+// move to another thread while any exist. The backing allocator moves with it, hence
+// `A: Send`.
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator + Send> Send for Arena<MIN_ALIGN, A> {}
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
@@ -169,7 +114,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
 // SAFETY: the bump pointer invariant on the struct's fields is the trait's (up):
 // `ptr..end` is the free part of the current chunk (or the empty sentinel), `start..ptr`
-// its allocations; `alloc_slow` only ever installs chunks that keep the invariant.
+// its allocations; the state only ever installs chunks that keep the invariant, and
+// `sync_from` copies its pointers after every call.
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_ALIGN, A> {
     const MIN_ALIGN: usize = MIN_ALIGN;
     const UP: bool = true;
@@ -186,74 +132,191 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
     }
 
     #[inline(always)]
-    unsafe fn set_cursor(&self, p: *mut u8) {
-        // SAFETY: the same contract.
-        unsafe { self.set_ptr(p) }
+    unsafe fn set_cursor(&self, new_ptr: *mut u8) {
+        debug_assert!(
+            self.start.get().addr() <= new_ptr.addr()
+                && new_ptr.addr() <= self.end.get().addr()
+                && new_ptr.addr() % MIN_ALIGN == 0,
+            "bump pointer {new_ptr:p} outside {:p}..{:p} or misaligned",
+            self.start.get(),
+            self.end.get()
+        );
+        #[cfg(bumpdown_asan)]
+        // SAFETY: both pointers lie in the current chunk (the caller).
+        unsafe {
+            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
+        };
+        self.ptr.set(new_ptr)
     }
 
-    /// The current chunk has no room: finds room in a spare chunk, a new chunk, or an
-    /// out-of-band chunk, moves the bump pointer, and returns the block.
-    #[cold]
-    #[inline(never)]
+    /// The current chunk has no room. Inlined: the call out of line is `arena_slow`,
+    /// which takes the state's address, the allocator's and the bump pointer by value,
+    /// so that the arena's own address never escapes and a loop over a local arena can
+    /// keep `ptr` in a register.
+    #[inline(always)]
     fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        if Layout::from_size_align(size, align).is_err() {
-            return Err(AllocError::INVALID_LAYOUT);
+        let (block, state) = arena_slow(
+            self.state.get(),
+            self.alloc_ptr(),
+            self.settings.get(),
+            (self.ptr.get(), self.high_ptr.get()),
+            size,
+            align,
+        );
+        // No state: the block for it could not be allocated.
+        let state = state.ok_or_else(|| self.no_state_error())?;
+        self.state.set(Some(state));
+        // SAFETY: the arena's state (the invariant), not in use elsewhere.
+        let state = unsafe { state.as_ref() };
+        self.sync_from(state);
+        let p = block.ok_or_else(|| state.last_error.get())?;
+        if ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
+            // Folds for a constant layout. The block ends at the new `ptr`: deriving it
+            // from `ptr` instead of returning `p` makes the block a constant offset from
+            // the bump pointer after either path, so the caller's loop needs no register
+            // copy.
+            let block = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
+            debug_assert_eq!(p.as_ptr(), block);
+            // SAFETY: the block's address, which is not null.
+            return Ok(unsafe { NonNull::new_unchecked(block) });
         }
-        // The caller's fast check may have been conservative; try the exact one.
-        if let Some(p) = self.bump_current_checked(size, align) {
-            return Ok(p);
+        Ok(p)
+    }
+
+    /// Inlined for the same reason as `alloc_slow`. The panic is in the callee, so that
+    /// the caller's inlined tail has no path that does not return (with one, the
+    /// compiler saves registers on the fast path too).
+    #[inline(always)]
+    #[track_caller]
+    fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
+        let (block, state) = arena_slow_or_panic(
+            self.state.get(),
+            self.alloc_ptr(),
+            self.settings.get(),
+            (self.ptr.get(), self.high_ptr.get()),
+            size,
+            align,
+        );
+        self.state.set(Some(state));
+        // SAFETY: the arena's state (the invariant), not in use elsewhere.
+        self.sync_from(unsafe { state.as_ref() });
+        if ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
+            // As in `alloc_slow`.
+            let below = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
+            debug_assert_eq!(block.as_ptr(), below);
+            // SAFETY: the block's address, which is not null.
+            return unsafe { NonNull::new_unchecked(below) };
         }
-        let need = chunk_size_for(size, align).ok_or(AllocError::INVALID_LAYOUT)?;
-        if need > self.max_class.get() / BIG_DIVISOR {
-            debug_assert!(!Self::lands_below_ptr(size, align));
-            return self.alloc_big(size, align, need);
-        }
-        let chunk = match self.take_spare(size, align) {
-            Some(chunk) => chunk,
-            None => {
-                let chunk = self.new_regular_chunk(need)?;
-                self.link_after_current(chunk);
-                chunk
-            }
-        };
-        self.install(chunk);
-        // Only a chunk that landed below MIN_BOTTOM (never on hosted systems) can fail here.
-        self.bump_current_checked(size, align).ok_or(AllocError::OUT_OF_MEMORY)
+        block
     }
 
     /// Notes the high point for the peak before the pointer moves back down.
     unsafe fn release_to(&self, p: *mut u8) {
-        self.mark_high();
+        self.mark_high_at(self.ptr.get().addr());
         // SAFETY: forwarded: `p` lies between the chunk's start and `ptr`, derived from
         // `ptr`, a multiple of MIN_ALIGN; the bytes above it are free again.
-        unsafe { self.set_ptr(p) }
+        unsafe { self.set_cursor(p) }
     }
 
     /// If `ptr` is the allocation of one of the two newest out-of-band chunks, frees
     /// that chunk and returns true.
     unsafe fn free_if_big(&self, ptr: NonNull<u8>) -> bool {
-        let mut prev: Option<Chunk> = None;
-        let mut cursor = self.big.get();
-        for _ in 0..2 {
-            let Some(chunk) = cursor else { return false };
-            if chunk.saved_ptr() == ptr.as_ptr().addr() {
-                self.update_peak();
-                match prev {
-                    None => self.big.set(chunk.prev()),
-                    Some(p) => p.set_prev(chunk.prev()),
-                }
-                self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_ptr()));
-                self.bump_epoch();
-                self.held.set(self.held.get() - chunk.size());
-                // SAFETY: unlinked above; its only allocation is `ptr`, which the caller
-                // no longer uses.
-                unsafe { chunk.free(&self.alloc) };
-                return true;
-            }
-            prev = cursor;
-            cursor = chunk.prev();
-        }
-        false
+        // SAFETY: forwarded; the state does not move the bump pointers here.
+        self.with_state(|state| unsafe { state.free_if_big(ptr) }).unwrap_or(false)
+    }
+}
+
+/// The slow path of an [`Arena`] (and of a scope, through it): makes the arena's state
+/// if it has none yet (with `settings`), hands it the bump pointer, and asks it for the
+/// block. Returns the block (`None`: the error is in the state's `last_error`) and the
+/// state (`None`: its own block could not be allocated).
+#[cold]
+#[inline(never)]
+fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    alloc: *const A,
+    settings: Settings,
+    (ptr, high_ptr): (*mut u8, usize),
+    size: usize,
+    align: usize,
+) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
+    let Some(state) = state.or_else(|| new_state(alloc, settings)) else { return (None, None) };
+    // SAFETY: the arena's state, which nothing else uses during this call.
+    let s = unsafe { state.as_ref() };
+    s.enter(alloc, ptr, high_ptr);
+    // Two words come back in two registers; a `Result` inside would go through memory.
+    (s.alloc_slow(size, align).map_err(|err| s.last_error.set(err)).ok(), Some(state))
+}
+
+/// `arena_slow` for the panicking methods: panics (naming the caller's line) where that
+/// returns no block.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn arena_slow_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    alloc: *const A,
+    settings: Settings,
+    cursor: (*mut u8, usize),
+    size: usize,
+    align: usize,
+) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
+    match arena_slow(state, alloc, settings, cursor, size, align) {
+        (Some(block), Some(state)) => (block, state),
+        // SAFETY: the arena's state, which nothing else uses during this call.
+        (None, Some(state)) => alloc_failed(size, align, unsafe { state.as_ref() }.last_error.get()),
+        (_, None) => alloc_failed(size, align, no_state_error::<MIN_ALIGN, A>(settings)),
+    }
+}
+
+/// A new, empty state in a block of its own from `alloc` (`None`: no block, or the
+/// limit in `settings` is below its size).
+#[cold]
+#[inline(never)]
+fn new_state<const MIN_ALIGN: usize, A: BackingAllocator>(
+    alloc: *const A,
+    settings: Settings,
+) -> Option<NonNull<ArenaState<MIN_ALIGN, A>>> {
+    if ArenaState::<MIN_ALIGN, A>::own_size(false) > settings.limit {
+        return None;
+    }
+    // SAFETY: what `Arena::alloc_ptr` gives: the arena's allocator, alive for this call.
+    let block = unsafe { &*alloc }.allocate(Layout::new::<ArenaState<MIN_ALIGN, A>>())?;
+    let state = block.cast::<ArenaState<MIN_ALIGN, A>>();
+    // SAFETY: a fresh block with the state's size and alignment.
+    unsafe { state.as_ptr().write(ArenaState::new(false, settings)) };
+    Some(state)
+}
+
+/// Why `new_state` failed with `settings`: the limit, or the backing allocator.
+#[cold]
+fn no_state_error<const MIN_ALIGN: usize, A: BackingAllocator>(settings: Settings) -> AllocError {
+    if ArenaState::<MIN_ALIGN, A>::own_size(false) > settings.limit {
+        AllocError::LIMIT_REACHED
+    } else {
+        AllocError::OUT_OF_MEMORY
+    }
+}
+
+/// Frees an arena's chunks and state (`Drop`), out of line with everything by value.
+///
+/// # Safety
+/// `state` is the arena's, which is going away: nothing points into its chunks.
+#[inline(never)]
+unsafe fn drop_state<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: NonNull<ArenaState<MIN_ALIGN, A>>,
+    alloc: *const A,
+) {
+    // SAFETY: the arena's state; the caller says nothing uses it any more.
+    let in_buffer = unsafe {
+        state.as_ref().alloc.set(alloc);
+        let in_buffer = state.as_ref().in_buffer;
+        ptr::drop_in_place(state.as_ptr());
+        in_buffer
+    };
+    if !in_buffer {
+        // SAFETY: `new_state` allocated the block from this allocator with this layout.
+        unsafe { (*alloc).deallocate(state.cast(), Layout::new::<ArenaState<MIN_ALIGN, A>>()) }
     }
 }
 
@@ -344,6 +407,25 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     const VALID_MIN_ALIGN: () =
         assert!(MIN_ALIGN.is_power_of_two() && MIN_ALIGN <= CHUNK_ALIGN, "MIN_ALIGN must be 1, 2, 4, 8 or 16");
 
+    /// Bytes of the block that holds an arena's bookkeeping (its chunk lists, limit,
+    /// statistics and checkpoint records), taken from the backing allocator when the
+    /// arena first needs it: at its first allocation (or first checkpoint, or
+    /// `with_capacity`), and freed when the arena is dropped. It counts in
+    /// [`allocated_bytes_including_metadata`](Arena::allocated_bytes_including_metadata)
+    /// and against the [limit](Arena::set_allocation_limit). A [`BufferArena`] keeps it
+    /// at the start of its buffer instead.
+    ///
+    /// [`BufferArena`]: crate::BufferArena
+    ///
+    /// ```
+    /// let arena = bumpdown::Arena::new();
+    /// assert_eq!(arena.allocated_bytes_including_metadata(), 0);
+    /// arena.alloc(1u8);
+    /// let chunks = arena.stats().held_bytes - <bumpdown::Arena>::BOOKKEEPING_BYTES;
+    /// assert!(chunks >= 1);
+    /// ```
+    pub const BOOKKEEPING_BYTES: usize = size_of::<ArenaState<MIN_ALIGN, A>>();
+
     /// Makes an empty arena that takes its chunks from `alloc`.
     ///
     /// ```
@@ -358,24 +440,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         Arena {
             ptr: Cell::new(empty),
             end: Cell::new(empty),
-            current: Cell::new(None),
-            first: Cell::new(None),
-            first_end: Cell::new(0),
-            big: Cell::new(None),
             start: Cell::new(empty),
-            held: Cell::new(0),
-            limit: Cell::new(usize::MAX),
-            next_class: Cell::new(FIRST_CHUNK_CLASS),
-            max_class: Cell::new(DEFAULT_MAX_CHUNK_CLASS),
-            retired_used: Cell::new(0),
-            big_used: Cell::new(0),
-            peak_used: Cell::new(0),
             high_ptr: Cell::new(0),
             epoch: Cell::new(0),
             dirty: Cell::new(false),
-            last_error: Cell::new(AllocError::OUT_OF_MEMORY),
-            ledger: Ledger::new(),
-            borrowed: Cell::new(None),
+            state: Cell::new(None),
+            settings: Cell::new(Settings::DEFAULT),
             alloc,
         }
     }
@@ -403,12 +473,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub fn try_with_capacity_in(bytes: usize, alloc: A) -> Result<Self, AllocError> {
         let arena = Self::new_in(alloc);
         if bytes > 0 {
-            let need = chunk_size_for(bytes, 1).ok_or(AllocError::INVALID_LAYOUT)?;
-            let class = class_for(need).ok_or(AllocError::INVALID_LAYOUT)?;
-            let chunk = arena.new_chunk(class - MALLOC_SLACK)?;
-            arena.next_class.set(class.saturating_mul(2).min(arena.max_class.get()).max(class));
-            arena.link_after_current(chunk);
-            arena.install(chunk);
+            let state = arena.state_or_create()?;
+            arena.sync_to(state);
+            let result = state.reserve_first(bytes);
+            arena.sync_from(state);
+            result?;
         }
         Ok(arena)
     }
@@ -425,9 +494,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert!(arena.stats().big_chunks == 1);
     /// ```
     pub fn with_max_chunk_size(self, bytes: usize) -> Self {
-        let class = bytes.checked_next_power_of_two().unwrap_or(1 << (usize::BITS - 1));
-        self.max_class.set(class.max(FIRST_CHUNK_CLASS));
-        self.next_class.set(self.next_class.get().min(self.max_class.get()));
+        match self.state() {
+            Some(state) => state.set_max_chunk_size(bytes),
+            None => self.settings.set(self.settings.get().with_max_chunk_size(bytes)),
+        }
         self
     }
 
@@ -436,200 +506,129 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         &self.alloc
     }
 
-    // ----- The bump pointer (the `Cursor` of `engine.rs` drives it) ------------------
+    // ----- The state behind the handle ----------------------------------------------
 
-    /// The current bump pointer.
+    /// The allocator's address for calls into the state: the arena's own `alloc`, or
+    /// for a zero-sized allocator a dangling, aligned address (all a reference to a
+    /// zero-sized value needs), so that the common case passes no address of the arena.
     #[inline(always)]
-    pub(crate) fn ptr(&self) -> *mut u8 {
-        self.ptr.get()
+    fn alloc_ptr(&self) -> *const A {
+        if size_of::<A>() == 0 {
+            NonNull::<A>::dangling().as_ptr()
+        } else {
+            &self.alloc
+        }
     }
 
-    /// Moves the bump pointer.
-    ///
-    /// # Safety
-    /// `new_ptr` lies in `start..=end` of the current chunk, is derived from `ptr`, and
-    /// is a multiple of `MIN_ALIGN`; the bytes between it and `ptr` are not otherwise in
-    /// use.
+    /// The state, if the arena has one yet.
     #[inline(always)]
-    pub(crate) unsafe fn set_ptr(&self, new_ptr: *mut u8) {
-        debug_assert!(
-            self.start.get().addr() <= new_ptr.addr()
-                && new_ptr.addr() <= self.end.get().addr()
-                && new_ptr.addr() % MIN_ALIGN == 0,
-            "bump pointer {new_ptr:p} outside {:p}..{:p} or misaligned",
-            self.start.get(),
-            self.end.get()
-        );
-        #[cfg(bumpdown_asan)]
-        // SAFETY: both pointers lie in the current chunk (the caller).
-        unsafe {
-            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
-        };
-        self.ptr.set(new_ptr)
+    fn state(&self) -> Option<&ArenaState<MIN_ALIGN, A>> {
+        // SAFETY: the arena's own state (the invariant), which lives as long as the arena.
+        self.state.get().map(|state| unsafe { state.as_ref() })
     }
 
-    /// Whether `alloc_slow` places every block of this size and alignment in a regular
-    /// chunk, ending at the bump pointer it leaves (so the block starts
-    /// `round_up(size, MIN_ALIGN)` below the new `ptr`): true for requests that can never
-    /// go out of band, whose chunk needs at most the first chunk's size over
-    /// `BIG_DIVISOR` (the cap on chunk sizes is never below the first chunk's). Folds to a
-    /// constant for constant arguments.
+    /// The state, made now if the arena has none yet.
+    fn state_or_create(&self) -> Result<&ArenaState<MIN_ALIGN, A>, AllocError> {
+        if self.state.get().is_none() {
+            let state = new_state(self.alloc_ptr(), self.settings.get()).ok_or_else(|| self.no_state_error())?;
+            self.state.set(Some(state));
+        }
+        Ok(self.state().expect("just made"))
+    }
+
+    /// Why `new_state` failed.
+    #[cold]
+    fn no_state_error(&self) -> AllocError {
+        no_state_error::<MIN_ALIGN, A>(self.settings.get())
+    }
+
+    /// `state_or_create` for the infallible methods that need a state.
+    #[track_caller]
+    fn state_or_panic(&self) -> &ArenaState<MIN_ALIGN, A> {
+        match self.state_or_create() {
+            Ok(state) => state,
+            Err(err) => {
+                alloc_failed(size_of::<ArenaState<MIN_ALIGN, A>>(), align_of::<ArenaState<MIN_ALIGN, A>>(), err)
+            }
+        }
+    }
+
+    /// Hands the bump pointer and high mark (and the allocator's address) to the state
+    /// before a call.
+    #[inline(always)]
+    fn sync_to(&self, state: &ArenaState<MIN_ALIGN, A>) {
+        state.enter(self.alloc_ptr(), self.ptr.get(), self.high_ptr.get());
+    }
+
+    /// Copies the fields the handle mirrors back from the state after a call.
+    #[inline(always)]
+    fn sync_from(&self, state: &ArenaState<MIN_ALIGN, A>) {
+        self.ptr.set(state.ptr.get());
+        self.end.set(state.end.get());
+        self.start.set(state.start.get());
+        self.high_ptr.set(state.high_ptr.get());
+        self.epoch.set(state.epoch.get());
+        self.dirty.set(state.dirty.get());
+    }
+
+    /// Runs `f` on the state with the bump pointers handed over (`None`: no state yet).
+    #[inline]
+    fn with_state<R>(&self, f: impl FnOnce(&ArenaState<MIN_ALIGN, A>) -> R) -> Option<R> {
+        let state = self.state()?;
+        self.sync_to(state);
+        let result = f(state);
+        self.sync_from(state);
+        Some(result)
+    }
+
+    /// The state's epoch (0 without a state; a new state starts there too).
+    #[inline(always)]
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.get()
+    }
+
+    /// Notes `ptr` as a high point of the bump pointer in the current chunk. A store
+    /// only when it is higher: a loop that keeps reaching the same depth (scopes,
+    /// resets) then only compares.
+    #[inline(always)]
+    pub(crate) fn mark_high_at(&self, ptr: usize) {
+        if ptr > self.high_ptr.get() {
+            self.high_ptr.set(ptr);
+        }
+    }
+
+    /// Why the last failed slow-path call failed.
+    pub(crate) fn last_error(&self) -> AllocError {
+        self.state().map_or(AllocError::OUT_OF_MEMORY, |state| state.last_error.get())
+    }
+
+    /// Whether the slow path places every block of this size and alignment in a regular
+    /// chunk, ending at the bump pointer it leaves (see `ArenaState::lands_below_ptr`).
     #[inline(always)]
     pub(crate) fn lands_below_ptr(size: usize, align: usize) -> bool {
-        chunk_size_for(size, align).is_some_and(|need| need <= FIRST_CHUNK_CLASS / BIG_DIVISOR)
+        ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align)
     }
 
-    /// Takes `size` bytes aligned to `align` from the current chunk: the engine's bump,
-    /// whose upward arithmetic checks every step for any size.
-    fn bump_current_checked(&self, size: usize, align: usize) -> Option<NonNull<u8>> {
-        // The empty sentinel has room for nothing but zero bytes.
-        NonNull::new(Engine::bump_layout(self, size, align)?)
-    }
-
-    /// The first spare chunk with room for the request, moved to just after the current
-    /// chunk if it was further on (the other spares keep their order).
-    fn take_spare(&self, size: usize, align: usize) -> Option<Chunk> {
-        let current = self.current.get()?;
-        let mut cursor = current.next();
-        while let Some(chunk) = cursor {
-            if bump_up(chunk.bottom_addr(), chunk.end_addr(), size, align, MIN_ALIGN).is_some() {
-                if current.next() != Some(chunk) {
-                    self.unlink(chunk);
-                    self.link_after_current(chunk);
-                }
-                return Some(chunk);
-            }
-            cursor = chunk.next();
-        }
-        None
-    }
-
-    /// Puts `chunk` (in no list) into the chunk list right after the current chunk, or
-    /// as the only chunk of an empty list.
-    fn link_after_current(&self, chunk: Chunk) {
-        let Some(current) = self.current.get() else {
-            debug_assert!(self.first.get().is_none(), "chunks but no current one");
-            chunk.set_prev(None);
-            chunk.set_next(None);
-            self.first.set(Some(chunk));
-            self.first_end.set(chunk.end_addr());
-            return;
-        };
-        let next = current.next();
-        chunk.set_prev(Some(current));
-        chunk.set_next(next);
-        current.set_next(Some(chunk));
-        if let Some(next) = next {
-            next.set_prev(Some(chunk));
-        }
-    }
-
-    /// Takes `chunk` (not the current one) out of the chunk list.
-    fn unlink(&self, chunk: Chunk) {
-        debug_assert!(self.current.get() != Some(chunk));
-        let (prev, next) = (chunk.prev(), chunk.next());
-        match prev {
-            Some(prev) => prev.set_next(next),
-            None => {
-                self.first.set(next);
-                self.first_end.set(next.map_or(0, |next| next.end_addr()));
-            }
-        }
-        if let Some(next) = next {
-            next.set_prev(prev);
-        }
-    }
-
-    /// Allocates a regular chunk for a request needing `need` bytes of chunk, growing
-    /// the size class geometrically up to the cap.
-    fn new_regular_chunk(&self, need: usize) -> Result<Chunk, AllocError> {
-        let mut class = self.next_class.get();
-        while class - MALLOC_SLACK < need {
-            class *= 2;
-        }
-        let chunk = match self.new_chunk(class - MALLOC_SLACK) {
-            Ok(chunk) => chunk,
-            // Over the limit or out of memory: a chunk just big enough may still fit.
-            Err(_) => self.new_chunk(need)?,
-        };
-        self.next_class.set(class.saturating_mul(2).min(self.max_class.get()));
-        Ok(chunk)
-    }
-
-    /// Allocates a chunk of `size` bytes, respecting the limit.
-    fn new_chunk(&self, size: usize) -> Result<Chunk, AllocError> {
-        let held = self.held.get().checked_add(size).ok_or(AllocError::INVALID_LAYOUT)?;
-        if held > self.limit.get() {
-            return Err(AllocError::LIMIT_REACHED);
-        }
-        let chunk = Chunk::allocate(&self.alloc, size).ok_or(AllocError::OUT_OF_MEMORY)?;
-        self.held.set(held);
-        Ok(chunk)
-    }
-
-    /// Makes `chunk` the current chunk: it is empty and comes right after the current
-    /// chunk in the list (or first, with no current chunk).
-    fn install(&self, chunk: Chunk) {
-        self.update_peak();
-        self.make_current(chunk, chunk.end_addr());
-    }
-
-    /// `install`'s steps after the peak's fold, with the chunk's end given by the caller
-    /// (`reset_chunks` keeps the first chunk's in `first_end`, so that a reset does not
-    /// read the chunk's header, a line the fill left long before). Retires the current
-    /// chunk, if any.
-    #[inline]
-    fn make_current(&self, chunk: Chunk, end: usize) {
-        debug_assert!(chunk.prev() == self.current.get());
-        self.bump_epoch();
-        // The new epoch stamps the chunk: a scope entered before knows it came after
-        // (see `chunk_at_epoch`).
-        chunk.set_serial(self.epoch.get());
-        let old = self.current.get();
-        if let Some(old) = old {
-            let ptr = self.ptr.get().addr();
-            old.set_saved_ptr(ptr);
-            self.retired_used.set(self.retired_used.get() + (ptr - old.bottom_addr()));
-        }
-        let bottom = chunk.bottom_addr_for_end(end);
-        chunk.set_used_before(self.retired_used.get());
-        chunk.set_saved_ptr(bottom);
-        #[cfg(bumpdown_asan)]
-        // SAFETY: the chunk is empty: its usable part is free.
-        unsafe {
-            crate::asan::poison(chunk.ptr_at(bottom), end - bottom)
-        };
-        self.current.set(Some(chunk));
-        // `bottom` and `end` are multiples of CHUNK_ALIGN, hence of MIN_ALIGN;
-        // `end <= isize::MAX` (a `Layout`'s size). The pointers carry the chunk's
-        // provenance.
-        let start = chunk.ptr_at(bottom);
-        self.start.set(start);
-        self.ptr.set(start);
-        self.end.set(chunk.ptr_at(end));
-        debug_assert!(end <= MAX_END);
-    }
-
-    /// Gives a request too big for regular chunks a chunk of its own.
-    fn alloc_big(&self, size: usize, align: usize, need: usize) -> Result<NonNull<u8>, AllocError> {
-        self.update_peak();
-        let chunk = self.new_chunk(need)?;
-        let Some(addr) = bump_checked(chunk.end_addr(), chunk.bottom_addr(), size, align, MIN_ALIGN) else {
-            // Landed below MIN_BOTTOM; give it back.
-            self.held.set(self.held.get() - chunk.size());
-            // SAFETY: just allocated from `self.alloc`, never handed out.
-            unsafe { chunk.free(&self.alloc) };
-            return Err(AllocError::OUT_OF_MEMORY);
-        };
-        chunk.set_saved_ptr(addr);
-        chunk.set_prev(self.big.get());
-        self.big.set(Some(chunk));
-        // The new epoch stamps the chunk: a position saved before has a lower one.
-        self.bump_epoch();
-        chunk.set_serial(self.epoch.get());
-        self.big_used.set(self.big_used.get() + (chunk.end_addr() - addr));
-        // SAFETY: `addr` is inside the block (bump_checked), which is not null.
-        Ok(unsafe { NonNull::new_unchecked(chunk.ptr_at(addr)) })
+    /// Makes `buf` the arena's first chunk, its state in the buffer's first bytes (or
+    /// nothing, if it is too small for the state, a header and a few bytes).
+    ///
+    /// # Safety
+    /// `buf..buf + len` is valid for reads and writes, unused by anything else, for as
+    /// long as the arena exists; the arena has no state yet.
+    pub(crate) unsafe fn adopt_buffer(&self, buf: *mut u8, len: usize) {
+        debug_assert!(self.state.get().is_none());
+        let layout = Layout::new::<ArenaState<MIN_ALIGN, A>>();
+        let at = round_up(buf.addr(), layout.align());
+        let Some(rest) = (buf.addr() + len).checked_sub(at + layout.size()) else { return };
+        let state = buf.with_addr(at).cast::<ArenaState<MIN_ALIGN, A>>();
+        // SAFETY: `at..at + size` lies in the buffer (`rest` did not underflow), aligned
+        // for the state; the caller lends us the buffer for the arena's life.
+        unsafe { state.write(ArenaState::new(true, self.settings.get())) };
+        // SAFETY: not null: inside a slice.
+        let state = unsafe { NonNull::new_unchecked(state) };
+        self.state.set(Some(state));
+        // SAFETY: the rest of the buffer, after the state, under the caller's promise.
+        self.with_state(|state| unsafe { state.adopt_buffer(buf.with_addr(at + layout.size()), rest) });
     }
 
     // ----- Giving memory back -------------------------------------------------------
@@ -651,12 +650,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     #[inline(always)]
     pub fn reset(&mut self) {
         // The common case, an arena that used only its current chunk since the last reset
-        // (no chunk retired, nothing out of band), is a handful of loads and stores.
+        // (no chunk retired, nothing out of band), is a handful of loads and stores on
+        // the handle. (Without a state `dirty` is false and `start` is the sentinel.)
         if !self.dirty.get() {
-            debug_assert!(self.retired_used.get() == 0 && self.big_used.get() == 0 && self.ledger.is_reset());
+            debug_assert!(self.state().is_none_or(|state| {
+                state.retired_used.get() == 0 && state.big_used.get() == 0 && state.ledger.is_reset()
+            }));
             // The chunk and the out-of-band blocks stay as they are, so the peak needs no
             // fold yet: marking the high point is enough (see `update_peak`).
-            self.mark_high();
+            self.mark_high_at(self.ptr.get().addr());
             // `start` is the current chunk's start (or the sentinel, without one): a
             // multiple of MIN_ALIGN at or below `ptr`.
             // SAFETY: `start..ptr` is the used part of the current chunk (empty for the
@@ -668,36 +670,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.reset_chunks()
     }
 
-    /// `reset` of an arena that moved past chunks or holds out-of-band ones. Small, so
-    /// that its common case (below) saves no registers: the rest is out of line.
-    #[inline(never)]
+    /// `reset`'s other cases (`dirty`: the arena has a state).
+    #[inline(always)]
     fn reset_chunks(&mut self) {
-        match self.first.get() {
-            // Regular chunks only (the common case: a fill that outgrew a chunk): what
-            // `reset_with_limit` does, without the steps that have nothing to do here (no
-            // out-of-band list to free, no chunk to retire), and the first chunk's end
-            // from `first_end`, not from its header.
-            Some(first) if self.big.get().is_none() && !crate::poison::ACTIVE && !cfg!(bumpdown_asan) => {
-                self.update_peak();
-                self.ledger.reset();
-                self.retired_used.set(0);
-                // Nothing to retire: the chunks after the first become spare as they are.
-                self.current.set(None);
-                // The new epoch makes every checkpoint stale and stamps the first chunk.
-                self.make_current(first, self.first_end.get());
-                // One chunk in use, none retired, nothing out of band, every checkpoint
-                // stale: the next `reset` can take its fast path.
-                self.dirty.set(false);
-            }
-            _ => self.reset_keeping_all(),
-        }
-    }
-
-    /// `reset_with_limit(usize::MAX)`, out of line.
-    #[cold]
-    #[inline(never)]
-    fn reset_keeping_all(&mut self) {
-        self.reset_with_limit(usize::MAX);
+        let Some(state) = self.state.get() else { return };
+        // SAFETY: the arena's state, and `&mut self`: nothing else uses it.
+        let state = unsafe { &mut *state.as_ptr() };
+        debug_assert!(state.dirty.get());
+        self.sync_to(state);
+        state.reset_chunks();
+        self.sync_from(state);
     }
 
     /// Like [`reset`](Arena::reset), but keeps regular chunks only up to `retain` bytes in
@@ -711,231 +693,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(arena.allocated_bytes(), 0);
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
-        if crate::poison::ACTIVE {
-            // SAFETY: `&mut self` proves no allocation is in use.
-            unsafe { self.give_back_since(None) };
-        }
-        self.bump_epoch();
-        self.update_peak();
-        self.ledger.reset();
-        self.free_list(self.big.take());
-        self.big_used.set(0);
-        self.retired_used.set(0);
-        let empty = empty_chunk();
-        self.ptr.set(empty);
-        self.end.set(empty);
-        self.start.set(empty);
-        self.current.set(None);
-        if retain != usize::MAX {
-            self.trim_chunks(retain);
-        }
-        // The chunks are reused in the order they were filled: the list stays as it is.
-        if let Some(first) = self.first.get() {
-            self.install(first);
-        }
-        // One chunk in use, none retired, nothing out of band, every checkpoint stale:
-        // the next `reset` can take its fast path.
-        self.dirty.set(false);
-    }
-
-    /// Returns the arena to the position `cp` saved: out-of-band chunks taken since go back
-    /// to the backing allocator, regular chunks filled since become spares again (they
-    /// follow `cp`'s chunk in the list, so they are reused in the same order).
-    ///
-    /// # Safety
-    /// No allocation made after `cp` is still in use, and the arena has only moved
-    /// forward from `cp` (allocations, chunk switches) since it was taken.
-    #[inline(always)]
-    pub(crate) unsafe fn restore(&self, cp: RawCheckpoint) {
-        if crate::poison::ACTIVE {
-            // SAFETY: from the caller, nothing allocated after `cp` is in use.
-            unsafe { self.give_back_since(cp.chunk.map(|c| (c, cp.ptr))) };
-        }
-        if self.epoch.get() == cp.serial {
-            self.mark_high();
-            // Same chunk, same out-of-band chunks, no checkpoint taken since: only the
-            // bump pointer moved.
-            self.ptr.set(cp.ptr);
-            return;
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { self.restore_chunks(cp) }
-    }
-
-    /// `restore` after chunk switches or out-of-band allocations.
-    ///
-    /// # Safety
-    /// As for `restore`.
-    #[inline(never)]
-    unsafe fn restore_chunks(&self, cp: RawCheckpoint) {
-        self.update_peak();
-        self.bump_epoch();
-        while let Some(chunk) = self.big.get().filter(|c| c.serial() > cp.serial) {
-            self.big.set(chunk.prev());
-            self.big_used.set(self.big_used.get() - (chunk.end_addr() - chunk.saved_ptr()));
-            self.held.set(self.held.get() - chunk.size());
-            // SAFETY: unlinked above; its serial says it was made after `cp`, so its
-            // allocation is unused (the caller).
-            unsafe { chunk.free(&self.alloc) };
-        }
-        // The ledger only lets through positions the arena moved forward from, so the
-        // checkpoint's chunk is the current one or before it. Checked in debug builds
-        // (every test), where the walk is affordable.
-        debug_assert!(
-            cp.chunk.is_none_or(|c| core::iter::successors(self.current.get(), |x| x.prev()).any(|x| x == c)),
-            "bumpdown: checkpoint chunk is not in the arena"
-        );
-        match cp.chunk {
-            Some(chunk) => {
-                self.current.set(Some(chunk));
-                self.start.set(chunk.ptr_at(chunk.bottom_addr()));
-                self.end.set(chunk.ptr_at(chunk.end_addr()));
-                // What the chunks before it hold, as when it was made current (they have
-                // not changed since: only the current chunk moves).
-                self.retired_used.set(chunk.used_before());
-            }
-            None => {
-                self.current.set(None);
-                self.start.set(empty_chunk());
-                self.end.set(empty_chunk());
-                self.retired_used.set(0);
-            }
-        }
-        // `cp.ptr` was this chunk's bump pointer then; the allocations above it are gone.
-        self.ptr.set(cp.ptr);
-        if cp.chunk.is_none() {
-            // Back to no chunk in use: the first chunk becomes current (the chunk-list
-            // invariant). The position is the same, "nothing in regular chunks".
-            self.adopt_first();
-        }
-    }
-
-    /// The chunk that was current when the epoch was `epoch` (`None`: no chunk), for a
-    /// position saved then that the arena has only moved forward from: the newest chunk
-    /// of the `prev` chain made current by then. The chunks made current since have
-    /// higher stamps (`ChunkHeader::serial`), and the chain's stamps decrease.
-    pub(crate) fn chunk_at_epoch(&self, epoch: u64) -> Option<Chunk> {
-        let mut cursor = self.current.get();
-        while let Some(chunk) = cursor.filter(|c| c.serial() > epoch) {
-            cursor = chunk.prev();
-        }
-        cursor
-    }
-
-    /// Makes the first chunk current, if there is one and no current chunk. Moves no
-    /// allocation: the arena's position stays "nothing in use".
-    fn adopt_first(&self) {
-        if let (None, Some(first)) = (self.current.get(), self.first.get()) {
-            self.install(first);
-        }
-    }
-
-    /// Frees regular chunks, keeping them in list order while their sizes add up to at
-    /// most `retain` bytes (the caller's buffer counts as nothing). Called with no
-    /// current chunk and nothing in use.
-    fn trim_chunks(&mut self, retain: usize) {
-        debug_assert!(self.current.get().is_none());
-        let mut kept = 0usize;
-        let mut cursor = self.first.get();
-        while let Some(chunk) = cursor {
-            cursor = chunk.next();
-            let cost = if self.borrowed.get() == Some(chunk) { 0 } else { chunk.size() };
-            match kept.checked_add(cost) {
-                Some(total) if total <= retain => kept = total,
-                _ => {
-                    self.unlink(chunk);
-                    // SAFETY: `&mut self` proves no allocation is borrowed; the chunk
-                    // was just taken out of the list.
-                    unsafe { self.release(chunk) }
-                }
-            }
-        }
-    }
-
-    /// Records a change that `restore` must undo on its slow path.
-    #[inline(always)]
-    pub(crate) fn bump_epoch(&self) {
-        self.epoch.set(self.epoch.get().wrapping_add(1));
-        self.dirty.set(true);
-    }
-
-    /// Debug aids (`poison.rs`): marks what the arena used since position `to` (a chunk
-    /// and its bump pointer then; `None`: since the arena was empty) as given back.
-    /// Walks the chunks from the current one down to `to`'s.
-    ///
-    /// # Safety
-    /// Nothing allocated since `to` is in use, and `to` (if any) is in the current chunk's
-    /// `prev` chain.
-    #[cold]
-    unsafe fn give_back_since(&self, to: Option<(Chunk, *mut u8)>) {
-        let mut cursor = self.current.get();
-        let mut used_end = self.ptr.get().addr();
-        while let Some(chunk) = cursor {
-            let stop = to.filter(|&(c, _)| c == chunk);
-            let from = stop.map_or(chunk.bottom_addr(), |(_, p)| p.addr());
-            // SAFETY: `from..used_end` is the part of this chunk allocated since `to`,
-            // unused (the caller); the pointer carries the chunk's provenance.
-            unsafe { crate::poison::given_back(chunk.ptr_at(from), used_end) };
-            if stop.is_some() {
-                return;
-            }
-            cursor = chunk.prev();
-            if let Some(c) = cursor {
-                used_end = c.saved_ptr();
-            }
-        }
-    }
-
-    /// Frees every chunk of a list linked by `prev` (the `big` list).
-    fn free_list(&self, mut cursor: Option<Chunk>) {
-        while let Some(chunk) = cursor {
-            cursor = chunk.prev();
-            // SAFETY: callers take the list out of the arena first and have `&mut self`
-            // or are dropping it, so nothing points into these chunks any more.
-            unsafe { self.release(chunk) };
-        }
-    }
-
-    /// Gives a regular chunk back to the backing allocator, unless it is the caller's
-    /// buffer.
-    ///
-    /// # Safety
-    /// The chunk is in no list and nothing points into it.
-    unsafe fn release(&self, chunk: Chunk) {
-        #[cfg(bumpdown_asan)]
-        // SAFETY: the whole chunk is ours until it is freed or handed back just below.
-        unsafe {
-            crate::asan::unpoison(chunk.ptr_at(chunk.base_addr()), chunk.size())
-        };
-        if self.borrowed.get() == Some(chunk) {
-            self.borrowed.set(None);
-            return;
-        }
-        self.held.set(self.held.get() - chunk.size());
-        // SAFETY: from the caller; a chunk that is not the borrowed one came from
-        // `Chunk::allocate` on `self.alloc`.
-        unsafe { chunk.free(&self.alloc) };
-    }
-
-    /// Makes `buf` the arena's first chunk (ignored if too small to hold a header and a
-    /// few bytes).
-    ///
-    /// # Safety
-    /// `buf..buf + len` is valid for reads and writes, unused by anything else, for as
-    /// long as the arena exists; the arena has no chunks yet.
-    pub(crate) unsafe fn adopt_buffer(&self, buf: *mut u8, len: usize) {
-        debug_assert!(self.current.get().is_none());
-        let base = round_up(buf.addr(), CHUNK_ALIGN);
-        let Some(size) = (buf.addr() + len).checked_sub(base).map(|n| n & !(CHUNK_ALIGN - 1)) else { return };
-        if size < HEADER_SIZE + DATA_ALIGN {
-            return;
-        }
-        // SAFETY: `base` is aligned, non-null (a slice's address, rounded up), and the
-        // caller promises the `size <= len` bytes from it are ours.
-        let chunk = unsafe { Chunk::in_buffer(NonNull::new_unchecked(buf.with_addr(base)), size) };
-        self.borrowed.set(Some(chunk));
-        self.link_after_current(chunk);
-        self.install(chunk);
+        let Some(state) = self.state.get() else { return };
+        // SAFETY: the arena's state, and `&mut self`: nothing else uses it.
+        let state = unsafe { &mut *state.as_ptr() };
+        self.sync_to(state);
+        state.reset_with_limit(retain);
+        self.sync_from(state);
     }
 
     // ----- Limits and statistics ----------------------------------------------------
@@ -953,12 +716,15 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert!(arena.allocated_bytes_including_metadata() <= 4096);
     /// ```
     pub fn set_allocation_limit(&self, limit: Option<usize>) {
-        self.limit.set(limit.unwrap_or(usize::MAX));
+        match self.state() {
+            Some(state) => state.set_allocation_limit(limit),
+            None => self.settings.set(Settings { limit: limit.unwrap_or(usize::MAX), ..self.settings.get() }),
+        }
     }
 
     /// The limit set by [`set_allocation_limit`](Arena::set_allocation_limit).
     pub fn allocation_limit(&self) -> Option<usize> {
-        let limit = self.limit.get();
+        let limit = self.state().map_or(self.settings.get().limit, |state| state.limit.get());
         (limit != usize::MAX).then_some(limit)
     }
 
@@ -972,15 +738,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert!(arena.allocated_bytes() > 0);
     /// ```
     pub fn allocated_bytes(&self) -> usize {
-        let mut total = 0;
-        self.for_each_chunk(|chunk, _| total += chunk.capacity());
-        total
+        self.with_state(|state| state.allocated_bytes()).unwrap_or(0)
     }
 
     /// Bytes the arena holds from its backing allocator, chunk headers included.
     #[inline]
     pub fn allocated_bytes_including_metadata(&self) -> usize {
-        self.held.get()
+        self.state().map_or(0, |state| state.allocated_bytes_including_metadata())
     }
 
     /// Free bytes left in the current chunk.
@@ -995,37 +759,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.end.get().addr() - self.ptr.get().addr()
     }
 
-    /// Bytes in use right now: allocations plus their alignment padding, in regular and
-    /// out-of-band chunks.
-    fn used(&self) -> usize {
-        self.retired_used.get() + (self.ptr.get().addr() - self.start.get().addr()) + self.big_used.get()
-    }
-
-    /// Folds the use since the last fold into `peak_used`: between folds, the chunk and
-    /// the out-of-band blocks stay the same, so the most in use was at the highest `ptr`.
-    fn update_peak(&self) {
-        let high = self.ptr.get().addr().max(self.high_ptr.get());
-        let most = self.retired_used.get() + (high - self.start.get().addr()) + self.big_used.get();
-        self.peak_used.set(self.peak_used.get().max(most));
-        self.high_ptr.set(0);
-    }
-
-    /// Notes the current `ptr` before memory is given back in the current chunk.
-    #[inline(always)]
-    pub(crate) fn mark_high(&self) {
-        self.mark_high_at(self.ptr.get().addr());
-    }
-
-    /// Notes `ptr` as a high point of the bump pointer in the current chunk. A store
-    /// only when it is higher: a loop that keeps reaching the same depth (scopes,
-    /// resets) then only compares.
-    #[inline(always)]
-    pub(crate) fn mark_high_at(&self, ptr: usize) {
-        if ptr > self.high_ptr.get() {
-            self.high_ptr.set(ptr);
-        }
-    }
-
     /// A snapshot of the arena's memory use. Walks the chunk lists.
     ///
     /// ```
@@ -1036,48 +769,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert_eq!(stats.chunks, 1);
     /// ```
     pub fn stats(&self) -> Stats {
-        self.update_peak();
-        let mut stats = Stats {
-            chunks: 0,
-            big_chunks: 0,
-            spare_chunks: 0,
-            capacity: 0,
-            held_bytes: self.held.get(),
-            used: self.used(),
-            wasted: 0,
-            peak_used: self.peak_used.get(),
-        };
-        let current = self.current.get();
-        self.for_each_chunk(|chunk, list| {
-            stats.chunks += 1;
-            stats.capacity += chunk.capacity();
-            match list {
-                List::Big => stats.big_chunks += 1,
-                List::Spare => stats.spare_chunks += 1,
-                List::Used if Some(chunk) != current => stats.wasted += chunk.end_addr() - chunk.saved_ptr(),
-                List::Used => {}
-            }
-        });
-        stats
-    }
-
-    /// Calls `f` on every chunk: the chunk list in order (used up to the current chunk,
-    /// spare after it), then the out-of-band chunks.
-    fn for_each_chunk(&self, mut f: impl FnMut(Chunk, List)) {
-        let mut list = List::Used;
-        let mut cursor = self.first.get();
-        while let Some(chunk) = cursor {
-            f(chunk, list);
-            if Some(chunk) == self.current.get() {
-                list = List::Spare;
-            }
-            cursor = chunk.next();
-        }
-        let mut cursor = self.big.get();
-        while let Some(chunk) = cursor {
-            f(chunk, List::Big);
-            cursor = chunk.prev();
-        }
+        self.with_state(|state| state.stats()).unwrap_or_default()
     }
 
     /// Walks every chunk and panics, printing the addresses involved, if any invariant
@@ -1090,135 +782,44 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// arena.check_invariants();
     /// ```
     pub fn check_invariants(&self) {
-        let ptr = self.ptr.get().addr();
-        let end = self.end.get().addr();
-        let start = self.start.get().addr();
+        let (ptr, end, start) = (self.ptr.get().addr(), self.end.get().addr(), self.start.get().addr());
         assert!(
             MIN_BOTTOM <= start && start <= ptr && ptr <= end && end <= MAX_END,
             "start {start:#x} ptr {ptr:#x} end {end:#x}"
         );
         assert!(end % CHUNK_ALIGN == 0 && ptr % MIN_ALIGN == 0, "misaligned end {end:#x} or ptr {ptr:#x}");
-        assert_eq!(
-            self.current.get().is_some(),
-            self.first.get().is_some(),
-            "chunks but no current one, or the reverse"
-        );
-        assert_eq!(self.first_end.get(), self.first.get().map_or(0, |first| first.end_addr()), "first_end");
-        let mut prev = None;
-        let mut cursor = self.first.get();
-        let mut seen_current = self.current.get().is_none();
-        while let Some(chunk) = cursor {
-            assert_eq!(chunk.prev(), prev, "chunk list links out of sync at {:#x}", chunk.base_addr());
-            seen_current |= Some(chunk) == self.current.get();
-            prev = cursor;
-            cursor = chunk.next();
-        }
-        assert!(seen_current, "the current chunk is not in the chunk list");
-        match self.current.get() {
-            None => {
-                assert!(ptr == empty_chunk().addr() && start == ptr && end == ptr, "empty arena not at the sentinel")
-            }
-            Some(cur) => {
-                assert_eq!(end, cur.end_addr(), "end is not the current chunk's");
-                assert_eq!(start, cur.bottom_addr(), "start is not the current chunk's");
-            }
-        }
-        let mut newer_stamp = self.epoch.get() + 1;
-        let mut cursor = self.current.get();
-        while let Some(chunk) = cursor {
-            assert!(chunk.serial() < newer_stamp, "install stamps out of order along the chunk chain");
-            newer_stamp = chunk.serial();
-            cursor = chunk.prev();
-        }
-        let (mut held, mut used, mut big_used) = (0, 0, 0);
-        let mut newer_serial = self.epoch.get() + 1;
-        self.for_each_chunk(|chunk, list| {
-            if self.borrowed.get() != Some(chunk) {
-                held += chunk.size();
-            }
-            assert!(chunk.size() % CHUNK_ALIGN == 0 && chunk.base_addr() % CHUNK_ALIGN == 0);
-            let saved = chunk.saved_ptr();
-            if list == List::Used && Some(chunk) != self.current.get() {
+        match self.state() {
+            None => assert!(
+                ptr == empty_chunk().addr() && start == ptr && end == ptr,
+                "an arena without state not at the sentinel"
+            ),
+            Some(state) => {
                 assert!(
-                    chunk.bottom_addr() <= saved && saved <= chunk.end_addr() && saved % MIN_ALIGN == 0,
-                    "saved pointer {saved:#x} outside chunk or misaligned"
+                    state.end.get() == self.end.get() && state.start.get() == self.start.get(),
+                    "the state's chunk pointers differ from the arena's"
                 );
-                assert_eq!(chunk.used_before(), used, "used_before out of sync");
-                used += saved - chunk.bottom_addr();
+                self.sync_to(state);
+                state.check_invariants();
             }
-            if Some(chunk) == self.current.get() {
-                assert_eq!(chunk.used_before(), used, "used_before of the current chunk out of sync");
-            }
-            if list == List::Big {
-                assert!(chunk.base_addr() < saved && saved <= chunk.end_addr(), "big allocation outside its chunk");
-                big_used += chunk.end_addr() - saved;
-                assert!(0 < chunk.serial() && chunk.serial() < newer_serial, "out-of-band serials out of order");
-                newer_serial = chunk.serial();
-            }
-        });
-        assert_eq!(held, self.held.get(), "held bytes out of sync");
-        assert_eq!(used, self.retired_used.get(), "retired bytes out of sync");
-        assert_eq!(big_used, self.big_used.get(), "out-of-band bytes out of sync");
+        }
     }
-}
 
-impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Whether `addr..addr + len` lies inside the used part of one of the arena's chunks.
     /// A debugging aid for tests and fuzzers; walks the chunk lists.
     #[doc(hidden)]
     pub fn debug_owns(&self, addr: usize, len: usize) -> bool {
-        let mut found = false;
-        let current = self.current.get();
-        self.for_each_chunk(|chunk, list| {
-            let (low, high) = match list {
-                List::Spare => return,
-                List::Used if Some(chunk) == current => (chunk.bottom_addr(), self.ptr.get().addr()),
-                List::Used => (chunk.bottom_addr(), chunk.saved_ptr()),
-                List::Big => (chunk.saved_ptr(), chunk.end_addr()),
-            };
-            found |= low <= addr && addr.checked_add(len).is_some_and(|end| end <= high);
-        });
-        found
+        self.with_state(|state| state.debug_owns(addr, len)).unwrap_or(false)
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum List {
-    Used,
-    Spare,
-    Big,
-}
-
-/// What the bump pointers of an arena without chunks point at: a chunk of no bytes.
-/// Aligned to `MIN_BOTTOM`, so its address is at least `MIN_BOTTOM` (it is not null) and
-/// a multiple of `CHUNK_ALIGN`, as the bump arithmetic requires of every chunk end.
-/// Never read or written.
-#[repr(align(4096))]
-struct Empty;
-const _: () = assert!(core::mem::align_of::<Empty>() == MIN_BOTTOM);
-static EMPTY: Empty = Empty;
-
-pub(crate) const fn empty_chunk() -> *mut u8 {
-    ptr::addr_of!(EMPTY).cast_mut().cast()
-}
-
-/// The smallest size class (a power of two, at least the first chunk's) whose chunk
-/// holds `need` bytes.
-fn class_for(need: usize) -> Option<usize> {
-    Some(need.checked_add(MALLOC_SLACK)?.checked_next_power_of_two()?.max(FIRST_CHUNK_CLASS))
-}
-
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for Arena<MIN_ALIGN, A> {
+    #[inline]
     fn drop(&mut self) {
-        self.current.set(None);
-        let mut cursor = self.first.take();
-        while let Some(chunk) = cursor {
-            cursor = chunk.next();
-            // SAFETY: the arena is going away: nothing points into its chunks any more,
-            // and the list is no longer reachable.
-            unsafe { self.release(chunk) };
+        if let Some(state) = self.state.get() {
+            // SAFETY: the arena's state; the arena is going away, so nothing points into
+            // its chunks any more.
+            unsafe { drop_state(state, self.alloc_ptr()) }
         }
-        self.free_list(self.big.take());
     }
 }
 
@@ -1232,14 +833,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> fmt::Debug for Arena<MIN_ALIGN
     }
 }
 
-// The layout promised above: the fast path's pointers first (the C header reads them),
-// and everything `reset` and scope exits touch within the first cache line.
+// The layout promised above: the fast path's pointers first (the C header reads them).
 #[cfg(feature = "alloc")]
 const _: () = {
     use core::mem::offset_of;
     type A = Arena<1, Global>;
-    assert!(offset_of!(A, ptr) == 0 && offset_of!(A, end) == core::mem::size_of::<usize>());
-    assert!(core::mem::align_of::<A>() == 64);
-    assert!(offset_of!(A, dirty) < 64 && offset_of!(A, current) < 64 && offset_of!(A, epoch) < 64);
-    assert!(offset_of!(A, peak_used) < 64 && offset_of!(A, high_ptr) < 64 && offset_of!(A, start) < 64);
+    assert!(offset_of!(A, ptr) == 0 && offset_of!(A, end) == size_of::<usize>());
 };

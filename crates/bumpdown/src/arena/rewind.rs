@@ -5,16 +5,25 @@
 use crate::backing::BackingAllocator;
 use crate::checkpoint::{Checkpoint, RawCheckpoint, RewindError, ScopeEntry};
 
-use super::Arena;
+use super::{Arena, ArenaState};
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Saves the arena's position. [`rewind`](Arena::rewind) to it frees everything
     /// allocated after it; allocations made before it stay.
+    ///
+    /// # Panics
+    /// If the arena has never allocated and the backing allocator cannot give it the
+    /// block for its bookkeeping (a few hundred bytes).
+    #[track_caller]
     pub fn checkpoint(&self) -> Checkpoint {
+        let state = self.state_or_panic();
+        self.sync_to(state);
         // A scope that sees this checkpoint taken must mark it stale on exit: that is its
         // slow path, which a new epoch selects. The new epoch is also the serial.
-        self.bump_epoch();
-        self.ledger.checkpoint_stamped(self.raw_checkpoint())
+        state.bump_epoch();
+        let checkpoint = state.ledger.checkpoint_stamped(state.raw_checkpoint());
+        self.sync_from(state);
+        checkpoint
     }
 
     /// Frees everything allocated after `checkpoint` and returns the arena to where it
@@ -66,11 +75,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// No allocation made after the checkpoint is in use, and nothing else allocates from
     /// the arena while this runs.
     pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
-        self.ledger.rewind_to(&checkpoint, after)?;
-        // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
-        // arena and every change since only moved forward from it (the lineage check).
-        unsafe { self.restore(checkpoint.raw) };
-        Ok(())
+        // An arena that never allocated has no state, and no checkpoint is its own.
+        let Some(state) = self.state() else { return Err(RewindError::ForeignCheckpoint) };
+        self.sync_to(state);
+        // SAFETY: forwarded from the caller.
+        let result = unsafe { state.rewind_unborrowed(checkpoint, after) };
+        self.sync_from(state);
+        result
     }
 
     /// The position now, where a scope starts. (An arena with no current chunk has no
@@ -78,13 +89,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// and its exit leaves that chunk current.)
     #[inline(always)]
     pub(crate) fn scope_entry(&self) -> ScopeEntry {
-        ScopeEntry { ptr: self.ptr(), epoch: self.epoch.get() }
-    }
-
-    /// The position now, stamped with the epoch.
-    #[inline(always)]
-    pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
-        RawCheckpoint { chunk: self.current.get(), ptr: self.ptr(), serial: self.epoch.get() }
+        ScopeEntry { ptr: self.ptr.get(), epoch: self.epoch() }
     }
 
     /// Returns to a scope's entry position and marks the checkpoints taken inside the
@@ -92,11 +97,12 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// the rest is out of line, with the entry passed in registers.
     ///
     /// # Safety
-    /// As for [`restore`](Arena::restore).
+    /// As for `ArenaState::restore`: nothing allocated since `entry` is in use, and the
+    /// arena only moved forward from it.
     #[inline(always)]
     pub(crate) unsafe fn exit_scope(&self, entry: ScopeEntry) {
-        if !crate::poison::ACTIVE && self.epoch.get() == entry.epoch {
-            self.mark_high();
+        if !crate::poison::ACTIVE && self.epoch() == entry.epoch {
+            self.mark_high_at(self.ptr.get().addr());
             self.ptr.set(entry.ptr);
         } else {
             // SAFETY: forwarded from the caller.
@@ -104,37 +110,71 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         }
     }
 
-    /// `exit_scope` for any case, out of line.
+    /// `exit_scope` for any case: one call out of line, with the entry in registers
+    /// (small enough for a closure scope's landing pad to hold it without a copy of the
+    /// entry on the stack).
     ///
     /// # Safety
-    /// As for [`restore`](Arena::restore).
+    /// As for `exit_scope`.
     #[inline(always)]
     pub(crate) unsafe fn exit_scope_slow(&self, entry: ScopeEntry) {
         // SAFETY: forwarded from the caller.
-        let (ptr, epoch) = unsafe { self.exit_scope_outlined(entry) };
+        let (ptr, epoch) = unsafe { exit_scope_outlined(self, entry) };
         // The callee left these values in these fields; storing them again here tells
         // the compiler what they are after either way out of a scope, so that a loop
         // of scopes keeps them in registers instead of reloading them at each entry.
         self.ptr.set(ptr);
         self.epoch.set(epoch);
     }
+}
 
-    /// `exit_scope_slow`'s body; returns the arena's `ptr` and `epoch` after it.
-    ///
-    /// # Safety
-    /// As for [`restore`](Arena::restore).
-    #[cold]
-    #[inline(never)]
-    unsafe fn exit_scope_outlined(&self, entry: ScopeEntry) -> (*mut u8, u64) {
+/// `Arena::exit_scope_slow`'s body; returns the arena's `ptr` and `epoch` after it.
+///
+/// # Safety
+/// As for `Arena::exit_scope`.
+#[cold]
+#[inline(never)]
+unsafe fn exit_scope_outlined<const MIN_ALIGN: usize, A: BackingAllocator>(
+    arena: &Arena<MIN_ALIGN, A>,
+    entry: ScopeEntry,
+) -> (*mut u8, u64) {
+    let restored = arena.with_state(|state| {
         let ScopeEntry { ptr, epoch } = entry;
-        if self.epoch.get() != epoch {
+        if state.epoch.get() != epoch {
             // Something beyond the bump pointer changed; checkpoints taken inside the
             // scope (if any) die with it.
-            self.ledger.exit(epoch);
+            state.ledger.exit(epoch);
         }
-        let cp = RawCheckpoint { chunk: self.chunk_at_epoch(epoch), ptr, serial: epoch };
+        let cp = RawCheckpoint { chunk: state.chunk_at_epoch(epoch), ptr, serial: epoch };
         // SAFETY: forwarded from the caller.
-        unsafe { self.restore(cp) };
-        (self.ptr.get(), self.epoch.get())
+        unsafe { state.restore(cp) };
+    });
+    if restored.is_none() {
+        // Without a state the arena never allocated: the position is the entry's (the
+        // sentinel).
+        arena.ptr.set(entry.ptr);
+    }
+    (arena.ptr.get(), arena.epoch.get())
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaState<MIN_ALIGN, A> {
+    /// Checks `checkpoint` (from this arena, not stale, taken after serial `after`) and
+    /// rewinds to it.
+    ///
+    /// # Safety
+    /// No allocation made after the checkpoint is in use, and nothing else allocates from
+    /// the arena while this runs.
+    pub(crate) unsafe fn rewind_unborrowed(&self, checkpoint: Checkpoint, after: u64) -> Result<(), RewindError> {
+        self.ledger.rewind_to(&checkpoint, after)?;
+        // SAFETY: from the caller, nothing after the checkpoint is in use. It is from this
+        // arena and every change since only moved forward from it (the lineage check).
+        unsafe { self.restore(checkpoint.raw) };
+        Ok(())
+    }
+
+    /// The position now, stamped with the epoch.
+    #[inline(always)]
+    pub(crate) fn raw_checkpoint(&self) -> RawCheckpoint {
+        RawCheckpoint { chunk: self.current.get(), ptr: self.ptr(), serial: self.epoch.get() }
     }
 }
