@@ -250,13 +250,15 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
     }
 }
 
-/// One sample with the arena moved into this frame.
+/// One sample with the arena moved into this frame, as a local whose address nothing
+/// outside this frame sees (as in a user's `let arena = Arena::new();` and a loop).
 ///
-/// Passing the arena through `black_box` on the way in makes it a genuinely new
-/// local: the compiler cannot keep working on the copy in `slot` instead.
+/// Not through `black_box`: its argument's address goes to the optimizer barrier,
+/// and the compiler builds the local in that same slot, so the arena would count as
+/// escaped and every field access would go through memory.
 #[inline(never)]
 fn local_batch<C: Column, W: Work>(slot: &mut Option<C>, work: W, iters: usize, ops: usize, clock: &Clock) -> Sample {
-    let mut arena: C = black_box(slot.take().expect("arena is returned after each sample"));
+    let mut arena: C = slot.take().expect("arena is returned after each sample");
     arena.reset();
     let sample = arena.with_handle(TimedSteps { work, iters, ops, clock });
     *slot = Some(arena);
@@ -387,9 +389,10 @@ pub fn clear_and_reuse_sampler<C: Column>(form: Form, iters: usize) -> Sampler {
     }
 }
 
+/// As [`local_batch`], the arena a local of this frame.
 #[inline(never)]
 fn local_clear_and_reuse<C: Column>(slot: &mut Option<C>, iters: usize, clock: &Clock) -> Sample {
-    let mut arena: C = black_box(slot.take().expect("arena is returned after each sample"));
+    let mut arena: C = slot.take().expect("arena is returned after each sample");
     arena.with_handle(Fill);
     let heap = heap::Snapshot::now();
     let start = clock.start();
