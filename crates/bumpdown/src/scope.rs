@@ -23,7 +23,6 @@ use core::ops::Deref;
 use crate::alloc_api::prelude::*;
 use crate::arena::Arena;
 use crate::backing::{BackingAllocator, Global};
-use crate::bumping::round_up;
 use crate::checkpoint::ScopeEntry;
 
 /// A handle for allocating in a scope of an [`Arena`]; see [`Arena::scope`]. It has the
@@ -290,17 +289,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
         // keeps this handle's own address out of the call.
         self.sync_from_arena();
         let p = result.ok_or_else(|| self.arena.last_error())?;
-        if Arena::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
-            // Folds for a constant layout. The block ends at the new `ptr`: deriving it
-            // from the handle's `ptr` instead of returning `p` makes the block a constant
-            // offset from the bump pointer after either path, so the caller's loop
-            // needs no register copy.
-            let block = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
-            debug_assert_eq!(p.as_ptr(), block);
-            // SAFETY: the block's address, which is not null.
-            return Ok(unsafe { NonNull::new_unchecked(block) });
-        }
-        Ok(p)
+        Ok(Arena::<MIN_ALIGN, A>::landed(p, self.ptr.get(), size, align))
     }
 
     /// Inlined for the same reason as `alloc_slow`.

@@ -133,20 +133,8 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
 
     #[inline(always)]
     unsafe fn set_cursor(&self, new_ptr: *mut u8) {
-        debug_assert!(
-            self.start.get().addr() <= new_ptr.addr()
-                && new_ptr.addr() <= self.end.get().addr()
-                && new_ptr.addr() % MIN_ALIGN == 0,
-            "bump pointer {new_ptr:p} outside {:p}..{:p} or misaligned",
-            self.start.get(),
-            self.end.get()
-        );
-        #[cfg(bumpdown_asan)]
-        // SAFETY: both pointers lie in the current chunk (the caller).
-        unsafe {
-            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
-        };
-        self.ptr.set(new_ptr)
+        // SAFETY: the trait's contract is `move_ptr`'s.
+        unsafe { state::move_ptr::<MIN_ALIGN>(&self.ptr, self.start.get(), self.end.get(), new_ptr) }
     }
 
     /// The current chunk has no room. Inlined: the call out of line is `arena_slow`,
@@ -170,17 +158,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         let state = unsafe { state.as_ref() };
         self.sync_from(state);
         let p = block.ok_or_else(|| state.last_error.get())?;
-        if ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
-            // Folds for a constant layout. The block ends at the new `ptr`: deriving it
-            // from `ptr` instead of returning `p` makes the block a constant offset from
-            // the bump pointer after either path, so the caller's loop needs no register
-            // copy.
-            let block = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
-            debug_assert_eq!(p.as_ptr(), block);
-            // SAFETY: the block's address, which is not null.
-            return Ok(unsafe { NonNull::new_unchecked(block) });
-        }
-        Ok(p)
+        Ok(Self::landed(p, self.ptr.get(), size, align))
     }
 
     /// Inlined for the same reason as `alloc_slow`. The panic is in the callee, so that
@@ -200,14 +178,7 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
         self.state.set(Some(state));
         // SAFETY: the arena's state (the invariant), not in use elsewhere.
         self.sync_from(unsafe { state.as_ref() });
-        if ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
-            // As in `alloc_slow`.
-            let below = self.ptr.get().wrapping_sub(round_up(size, MIN_ALIGN));
-            debug_assert_eq!(block.as_ptr(), below);
-            // SAFETY: the block's address, which is not null.
-            return unsafe { NonNull::new_unchecked(below) };
-        }
-        block
+        Self::landed(block, self.ptr.get(), size, align)
     }
 
     /// Notes the high point for the peak before the pointer moves back down.
@@ -602,11 +573,20 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.state().map_or(AllocError::OUT_OF_MEMORY, |state| state.last_error.get())
     }
 
-    /// Whether the slow path places every block of this size and alignment in a regular
-    /// chunk, ending at the bump pointer it leaves (see `ArenaState::lands_below_ptr`).
+    /// The block `p` that the slow path returned for `size` and `align`, leaving the bump
+    /// pointer at `ptr`. Where the block is known to end at `ptr` (a regular chunk's, see
+    /// `ArenaState::lands_below_ptr`; folds for a constant layout), it is computed from
+    /// `ptr` instead: the block is then a constant offset from the bump pointer after
+    /// either path, so the caller's loop needs no register copy.
     #[inline(always)]
-    pub(crate) fn lands_below_ptr(size: usize, align: usize) -> bool {
-        ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align)
+    pub(crate) fn landed(p: NonNull<u8>, ptr: *mut u8, size: usize, align: usize) -> NonNull<u8> {
+        if !ArenaState::<MIN_ALIGN, A>::lands_below_ptr(size, align) {
+            return p;
+        }
+        let below = ptr.wrapping_sub(round_up(size, MIN_ALIGN));
+        debug_assert_eq!(p.as_ptr(), below);
+        // SAFETY: the block's address, which is not null.
+        unsafe { NonNull::new_unchecked(below) }
     }
 
     /// Makes `buf` the arena's first chunk, its state in the buffer's first bytes (or

@@ -321,20 +321,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaState<MIN_ALIGN, A> {
     /// use.
     #[inline(always)]
     pub(crate) unsafe fn set_ptr(&self, new_ptr: *mut u8) {
-        debug_assert!(
-            self.start.get().addr() <= new_ptr.addr()
-                && new_ptr.addr() <= self.end.get().addr()
-                && new_ptr.addr() % MIN_ALIGN == 0,
-            "bump pointer {new_ptr:p} outside {:p}..{:p} or misaligned",
-            self.start.get(),
-            self.end.get()
-        );
-        #[cfg(bumpdown_asan)]
-        // SAFETY: both pointers lie in the current chunk (the caller).
-        unsafe {
-            crate::asan::ptr_moved_up(self.ptr.get(), new_ptr)
-        };
-        self.ptr.set(new_ptr)
+        // SAFETY: the same contract.
+        unsafe { move_ptr::<MIN_ALIGN>(&self.ptr, self.start.get(), self.end.get(), new_ptr) }
     }
 
     /// Whether `alloc_slow` places every block of this size and alignment in a regular
@@ -971,6 +959,30 @@ static EMPTY: Empty = Empty;
 
 pub(crate) const fn empty_chunk() -> *mut u8 {
     ptr::addr_of!(EMPTY).cast_mut().cast()
+}
+
+/// Moves the bump pointer `ptr` of the chunk part `start..end` to `new_ptr` (the state's
+/// and the handle's `set_ptr`), checked in debug builds.
+///
+/// # Safety
+/// As for `ArenaState::set_ptr`.
+#[inline(always)]
+pub(crate) unsafe fn move_ptr<const MIN_ALIGN: usize>(
+    ptr: &Cell<*mut u8>,
+    start: *mut u8,
+    end: *mut u8,
+    new_ptr: *mut u8,
+) {
+    debug_assert!(
+        start.addr() <= new_ptr.addr() && new_ptr.addr() <= end.addr() && new_ptr.addr() % MIN_ALIGN == 0,
+        "bump pointer {new_ptr:p} outside {start:p}..{end:p} or misaligned"
+    );
+    #[cfg(bumpdown_asan)]
+    // SAFETY: both pointers lie in the current chunk (the caller).
+    unsafe {
+        crate::asan::ptr_moved_up(ptr.get(), new_ptr)
+    };
+    ptr.set(new_ptr)
 }
 
 /// What an arena can be told before it has a state: kept in the `Arena` until then,
