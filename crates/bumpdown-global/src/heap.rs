@@ -104,7 +104,7 @@ pub enum Mode {
 /// assert_eq!(chunk_size(100, 8, Mode::Bump), Some(112));
 /// assert_eq!(chunk_size(5, 1, Mode::Recycle), Some(8));
 /// assert_eq!(chunk_size(5, 16, Mode::Recycle), Some(16));
-/// assert_eq!(chunk_size(1100, 8, Mode::Recycle), Some(1280));
+/// assert_eq!(chunk_size(1100, 8, Mode::Recycle), Some(1152));
 /// assert_eq!(chunk_size(1 << 20, 8, Mode::Recycle), None);
 /// ```
 #[inline(always)]
