@@ -39,7 +39,7 @@ const PER_DOUBLING: usize = 8;
 /// `log2(PER_DOUBLING)`.
 const STEP_LOG: u32 = PER_DOUBLING.trailing_zeros();
 
-/// Number of size classes: the tiny one, the 16-byte steps, [`PER_DOUBLING`] per doubling
+/// Number of size classes: the tiny one, the 16-byte steps, `PER_DOUBLING` per doubling
 /// above.
 pub const CLASSES: usize = 1 + SMALL_CLASSES + PER_DOUBLING * (CLASS_MAX.trailing_zeros() - FIRST_LOG) as usize;
 

@@ -19,7 +19,9 @@
 //! being spread out by the strings between them (the way a size-segregated allocator such
 //! as mimalloc lays them out), and a growing array is more often the newest block of its
 //! window, so it grows in place. Free lists are per class, not per window: a listed block
-//! may lie in any window's memory.
+//! may lie in any window's memory. A listed block of at least [`HARVEST_MIN`] bytes may
+//! in turn become a window, of any band, when one runs out (`Heap::harvest`): memory a
+//! class no longer needs serves the others before the region grows.
 //!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
@@ -34,7 +36,7 @@
 //! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is the
 //!   phase past a multiple of `GRAIN`, except in the tiny window (index 0), where it is a
 //!   multiple of `TINY`; `w.end` is a multiple of `GRAIN` (a carved window ends on a
-//!   `region::PAGE` boundary; a window made of a listed block, see [`Heap::refill`], ends
+//!   `region::PAGE` boundary; a window made of a listed block, see `Heap::harvest`, ends
 //!   where the block does, rounded down to `GRAIN`).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
@@ -394,7 +396,7 @@ impl Heap {
     }
 
     /// Gets window `i` at least `need` bytes: in recycling mode, from the largest listed
-    /// block of at least [`HARVEST_MIN`] bytes that has room (see [`Heap::harvest`]); else
+    /// block of at least [`HARVEST_MIN`] bytes that has room (see `Heap::harvest`); else
     /// from the region, extending the window when the carved one happens to follow it, else
     /// filing the old tail and switching. False when the region cannot give `need` bytes.
     #[cold]
