@@ -19,7 +19,9 @@
 //! being spread out by the strings between them (the way a size-segregated allocator such
 //! as mimalloc lays them out), and a growing array is more often the newest block of its
 //! window, so it grows in place. Free lists are per class, not per window: a listed block
-//! may lie in any window's memory.
+//! may lie in any window's memory. A listed block of at least [`HARVEST_MIN`] bytes may
+//! in turn become a window, of any band, when one runs out (`Heap::harvest`): memory a
+//! class no longer needs serves the others before the region grows.
 //!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
@@ -33,8 +35,9 @@
 //!   past a multiple of `GRAIN`; a `TINY` chunk starts 8-aligned.
 //! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is the
 //!   phase past a multiple of `GRAIN`, except in the tiny window (index 0), where it is a
-//!   multiple of `TINY`; `w.end` is a multiple of `region::PAGE` (windows are carved in
-//!   whole region pages).
+//!   multiple of `TINY`; `w.end` is a multiple of `GRAIN` (a carved window ends on a
+//!   `region::PAGE` boundary; a window made of a listed block, see `Heap::harvest`, ends
+//!   where the block does, rounded down to `GRAIN`).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
@@ -57,8 +60,9 @@ use crate::classes::{class_chunk, class_of_chunk, class_size, floor_class, CLASS
 use crate::region;
 use crate::shadow;
 
-// Window ends are multiples of region::PAGE; `bump_up` asks for multiples of CHUNK_ALIGN.
-const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0);
+// Window ends are multiples of GRAIN (of region::PAGE when carved); `bump_up` asks for
+// multiples of CHUNK_ALIGN.
+const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0 && GRAIN % CHUNK_ALIGN == 0);
 
 /// Chunks of at most this many bytes come from a thread's small window (see the module
 /// docs). 32 covers a short string under `BumpGlobal` and, with its 8-byte header, a
@@ -69,6 +73,9 @@ pub const SMALL_BAND: usize = 32;
 pub const FIRST_WINDOW: usize = 64 << 10;
 /// Largest window carved for small blocks (a bigger block gets a window of its own size).
 pub const MAX_WINDOW: usize = 1 << 20;
+/// The smallest listed block [`Heap`] turns into a window instead of carving a new one
+/// from the region (see `Heap::harvest`).
+pub const HARVEST_MIN: usize = 16 << 10;
 /// Largest alignment the region serves; larger ones go to the fallback.
 pub const MAX_ALIGN: usize = region::PAGE;
 
@@ -99,7 +106,7 @@ pub enum Mode {
 /// assert_eq!(chunk_size(100, 8, Mode::Bump), Some(112));
 /// assert_eq!(chunk_size(5, 1, Mode::Recycle), Some(8));
 /// assert_eq!(chunk_size(5, 16, Mode::Recycle), Some(16));
-/// assert_eq!(chunk_size(1100, 8, Mode::Recycle), Some(1280));
+/// assert_eq!(chunk_size(1100, 8, Mode::Recycle), Some(1152));
 /// assert_eq!(chunk_size(1 << 20, 8, Mode::Recycle), None);
 /// ```
 #[inline(always)]
@@ -156,7 +163,7 @@ struct WindowCursor<'w> {
 }
 
 // SAFETY: the module invariant is the trait's (up): `cur <= end`, `end` a multiple of
-// `region::PAGE` (so of `CHUNK_ALIGN`) and at most `isize::MAX` (user space), or both 0 in
+// `GRAIN` (so of `CHUNK_ALIGN`) and at most `isize::MAX` (user space), or both 0 in
 // the empty window; `cur..end` is region memory of this heap alone, unused, readable and
 // writable, and `cur` is derived from the region's mapping, whose provenance covers every
 // window. The `&mut Window` it is made from keeps anything else from reaching the window
@@ -388,11 +395,15 @@ impl Heap {
         ptr::null_mut()
     }
 
-    /// Gets window `i` at least `need` bytes: extends it when the carved window happens to
-    /// follow it, else files the old tail and switches. False when the region cannot give
-    /// `need` bytes.
+    /// Gets window `i` at least `need` bytes: in recycling mode, from the largest listed
+    /// block of at least [`HARVEST_MIN`] bytes that has room (see `Heap::harvest`); else
+    /// from the region, extending the window when the carved one happens to follow it, else
+    /// filing the old tail and switching. False when the region cannot give `need` bytes.
     #[cold]
     fn refill(&mut self, i: usize, need: usize, mode: Mode, phase: usize, init: &impl Fn() -> region::Options) -> bool {
+        if mode == Mode::Recycle && self.harvest(i, need) {
+            return true;
+        }
         if !region::initialized() && !region::init(init()) {
             return false;
         }
@@ -424,6 +435,56 @@ impl Heap {
                 // block, and the window has left it.
                 unsafe { self.file_spare(i, tail, room) };
             }
+        }
+        true
+    }
+
+    /// Makes a listed block window `i`'s memory, if one of at least [`HARVEST_MIN`] bytes
+    /// has room for `need` bytes at the window's start (the largest at the head of its
+    /// list), filing the old window's tail. Returns whether it did.
+    ///
+    /// Without this, a class's free blocks served only that class. A program whose arrays
+    /// grow by `realloc` leaves a block in every class they pass through, each too big for
+    /// its small objects: python3's workload (`bench/py_workload.py`), whose twelve tag
+    /// lists grow side by side, kept ~20 MB listed in the classes from 24 to 256 KiB while
+    /// the region grew under it, 1.10x glibc's peak RSS. Only blocks this large are taken:
+    /// a window made of one still serves many small blocks before the next refill.
+    #[cold]
+    fn harvest(&mut self, i: usize, need: usize) -> bool {
+        // Room for the request whichever way the block starts and ends (phase, rounding).
+        let Some(need) = need.checked_add(2 * GRAIN) else {
+            return false;
+        };
+        let lo = class_of_chunk(HARVEST_MIN);
+        let Some(class) = (lo..CLASSES).rev().find(|&c| !self.free[c].is_null()) else {
+            return false;
+        };
+        let size = class_size(class);
+        if size < need {
+            return false;
+        }
+        let block = self.free[class];
+        shadow::defined(block, size_of::<*mut u8>());
+        // SAFETY: a listed block is ours and holds the next address (invariant).
+        self.free[class] = unsafe { block.cast::<*mut u8>().read() };
+        shadow::no_access(block, size);
+        // The block starts at the heap's phase past a multiple of GRAIN (invariant), where
+        // window `i`'s chunks start (the tiny window's need only 8-alignment, which it has);
+        // its end is rounded down to GRAIN, as window ends are, and the cut-off bytes (0 or
+        // 8) are filed.
+        let end = (block.addr() + size) & !(GRAIN - 1);
+        let w = &mut self.windows[i];
+        let (tail, room) = (w.cur, w.end - w.cur.addr());
+        w.cur = block;
+        w.end = end;
+        // Every byte of it may have been written.
+        w.fresh = end;
+        // SAFETY: tail..tail+room was window i's unused tail, overlapped by no block, and
+        // the window has left it; block+(end-block)..block+size is the end of the block,
+        // ours now, past the new window and a multiple of 8 long (both ends are 8-aligned).
+        unsafe {
+            self.file_spare(i, tail, room);
+            self.file_spare(i, block.add(end - block.addr()), block.addr() + size - end);
         }
         true
     }

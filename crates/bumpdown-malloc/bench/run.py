@@ -11,7 +11,14 @@ system, less disturbed than wall time on a busy machine), the median peak RSS (f
 the child's own maxrss) and the ratios to the first allocator: of the medians, and paired
 (each run against the first allocator's run of the same round, which ran at most a few
 seconds apart; the median of those ratios and their range), which cancels the host's
-slower and faster phases better than the ratio of medians does. Exits non-zero if
+slower and faster phases better than the ratio of medians does.
+
+A child's maxrss from wait4 is never below this script's own peak RSS when it started
+the child (the child is forked or vforked from it, and Linux carries the old process's
+peak across exec): about 14-20 MB. A run whose figure is not above that floor did not
+measure the program; its RSS cell says "floor" and its ratio "n/a", and a note under the
+table gives the floor (`/usr/bin/time -f %M`, whose own RSS is ~2 MB, measures such a
+program). Exits non-zero if
 any run's exit status or standard output differs from the first allocator's first run
 (the output goes to a temporary file and is compared by its SHA-256; a line under the
 table says it was the same in every run).
@@ -27,6 +34,7 @@ same: SKIPPED_ALLOCATORS="LABEL:REASON[;LABEL:REASON]" adds a row saying it was 
 """
 import hashlib
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -78,6 +86,8 @@ def main():
             start = time.perf_counter()
             argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
             with tempfile.TemporaryFile() as out:
+                # The least the child's maxrss can be (see the module docs), in KiB.
+                floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
                 p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.DEVNULL)
                 _, status, usage = os.wait4(p.pid, 0)
                 elapsed = time.perf_counter() - start
@@ -90,12 +100,13 @@ def main():
             if stats_file:
                 check_in_effect(stats_file, p.pid, f"{name} / {label}")
                 os.unlink(stats_file)
-            results[label].append((elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime))
+            results[label].append((elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, floor))
             statuses.setdefault(label, set()).add(os.waitstatus_to_exitcode(status))
     base = allocs[0][0]
     base_t = statistics.median(r[0] for r in results[base])
     base_m = statistics.median(r[1] for r in results[base])
     base_c = statistics.median(r[2] for r in results[base])
+    floored = {label: any(r[1] <= r[3] for r in results[label]) for label, _ in allocs}
     print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | paired wall vs {base} | RSS vs {base} | exit |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _ in allocs:
@@ -105,10 +116,17 @@ def main():
         t, m, c = statistics.median(ts), statistics.median(ms), statistics.median(cs)
         paired = [r[0] / b[0] for r, b in zip(results[label], results[base])]
         p = f"{statistics.median(paired):.3f}x ({min(paired):.2f}..{max(paired):.2f})"
-        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {m / 1024:.1f} | {t / base_t:.3f}x | {c / base_c:.3f}x | {p} | {m / base_m:.2f}x | {sorted(statuses[label])} |")
+        rss = f"{m / 1024:.1f} floor" if floored[label] else f"{m / 1024:.1f}"
+        rss_ratio = "n/a" if floored[label] or floored[base] else f"{m / base_m:.2f}x"
+        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {rss} | {t / base_t:.3f}x | {c / base_c:.3f}x | {p} | {rss_ratio} | {sorted(statuses[label])} |")
     for skipped in filter(None, os.environ.get("SKIPPED_ALLOCATORS", "").split(";")):
         label, _, reason = skipped.partition(":")
         print(f"| {name} | {label} | skipped: {reason.strip() or 'not available'} |" + " — |" * 9)
+    if any(floored.values()):
+        top = max(r[3] for rs in results.values() for r in rs)
+        which = ", ".join(label for label, _ in allocs if floored[label])
+        print(f"\n{name}: peak RSS of {which} not measured: not above this script's own "
+              f"peak when it started the run (up to {top / 1024:.1f} MiB; see run.py's docs).")
     if len(outputs) == 1:
         (digest, _), = outputs.items()
         print(f"\n{name}: the same output in all {runs * len(allocs)} runs (SHA-256 {digest[:16]}...).")
