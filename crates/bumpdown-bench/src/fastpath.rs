@@ -2,7 +2,7 @@
 //! contender's allocation call compiles to, read from this very binary.
 //!
 //! Every (contender, call) pair has a probe below: an `#[inline(never)]` function
-//! with an exported name that makes the call through [`Contender`], exactly as the
+//! with an exported name that makes the call through [`Handle`], exactly as the
 //! speed table's kernels do, so it is the same code. bumpdown's scope handle
 //! (`&Scope` inside `arena.scope(..)`) has probes of its own, and so has the C API:
 //! build.rs compiles `bumpdown-c`'s `tests/c/probe_fast_path.c` (the probes its own
@@ -19,7 +19,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::contenders::Contender;
+use crate::contenders::{Contender, Handle};
 use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context};
 use crate::table::{distinct, grid};
@@ -43,32 +43,32 @@ macro_rules! probes {
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u8")]
             #[inline(never)]
             fn alloc_u8(arena: &Arena, v: u8) -> &mut u8 {
-                Contender::alloc(arena, v)
+                Handle::alloc(arena, v)
             }
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u32")]
             #[inline(never)]
             fn alloc_u32(arena: &Arena, v: u32) -> &mut u32 {
-                Contender::alloc(arena, v)
+                Handle::alloc(arena, v)
             }
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u64")]
             #[inline(never)]
             fn alloc_u64(arena: &Arena, v: u64) -> &mut u64 {
-                Contender::alloc(arena, v)
+                Handle::alloc(arena, v)
             }
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u128")]
             #[inline(never)]
             fn alloc_u128(arena: &Arena, v: u128) -> &mut u128 {
-                Contender::alloc(arena, v)
+                Handle::alloc(arena, v)
             }
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_slice_copy_u8")]
             #[inline(never)]
             fn alloc_slice_copy_u8<'a>(arena: &'a Arena, v: &[u8]) -> &'a mut [u8] {
-                Contender::alloc_slice_copy(arena, v)
+                Handle::alloc_slice_copy(arena, v)
             }
             #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_str")]
             #[inline(never)]
             fn alloc_str<'a>(arena: &'a Arena, v: &str) -> &'a mut str {
-                Contender::alloc_str(arena, v)
+                Handle::alloc_str(arena, v)
             }
 
             /// Calls every probe once (so each is really used) and returns the
