@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::cli::{self, Command, Options, Output, Stage};
+use crate::cli::{self, Child, Command, Options, Output, Stage};
 use crate::progress::{self, Phase, Planned, Run};
 use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
@@ -28,10 +28,10 @@ pub fn main() -> ExitCode {
             println!("{}", cli::usage(&minutes(quick), &minutes(full), &minutes(programs)));
             Ok(())
         }
-        Command::SpeedChild { index } => speed::child_main(&options, *index),
-        Command::ScopesChild { index } => scopes::child_main(&options, *index),
-        Command::Seed004Child { contender } => seed004::child_main(contender),
-        Command::FreshChild => fresh::child_main(&options),
+        Command::Child(Child::Speed { index }) => speed::child_main(&options, *index),
+        Command::Child(Child::Scopes { index }) => scopes::child_main(&options, *index),
+        Command::Child(Child::Seed004 { contender }) => seed004::child_main(contender),
+        Command::Child(Child::Fresh) => fresh::child_main(&options),
         Command::Report => run_report(options),
         Command::Stage(Stage::Render { file, out, readme }) => render(file, out.as_deref(), *readme),
         Command::Stage(Stage::Compare { before, after }) => return compare(before, after),

@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 
-use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 use serde::{Deserialize, Serialize};
 
@@ -84,23 +83,8 @@ pub enum Command {
     List,
     /// Print the usage text.
     Help,
-    /// Child: measure the speed table once and print raw samples.
-    SpeedChild {
-        /// Which of the processes this is (0-based), for progress messages.
-        index: usize,
-    },
-    /// Child: measure the scope tables once and print raw samples.
-    ScopesChild {
-        /// Which of the processes this is (0-based).
-        index: usize,
-    },
-    /// Child: measure the fresh-arena table once (on a mimalloc heap).
-    FreshChild,
-    /// Child: run the seed-004 workload for one contender.
-    Seed004Child {
-        /// Contender name.
-        contender: String,
-    },
+    /// Measure one part of the report for the parent process.
+    Child(Child),
     /// Work on stored results files: `render`, `compare`.
     Stage(Stage),
 }
@@ -141,6 +125,15 @@ impl Options {
     /// Whether row `name` is selected by `--filter`.
     pub fn selects(&self, name: &str) -> bool {
         self.filter.as_deref().is_none_or(|f| name.contains(f))
+    }
+
+    /// The arguments of child process `child` (such as `["speed", "3"]`): this run's
+    /// effort, process count and filter, then `child` and the child's own.
+    pub fn child_args(&self, child: &[&str]) -> Vec<String> {
+        let mut args = vec![self.effort.flag().to_owned(), "--processes".to_owned(), self.processes().to_string()];
+        args.extend(self.filter.iter().flat_map(|filter| ["--filter".to_owned(), filter.clone()]));
+        args.extend(["child"].iter().chain(child).map(|arg| (*arg).to_owned()));
+        args
     }
 }
 
@@ -183,14 +176,43 @@ struct Cli {
     /// Print this help
     #[arg(short, long)]
     help: bool,
-    /// A child process of the report: `speed N`, `scopes N`, `seed004 CONTENDER`, `fresh`.
-    #[arg(long, hide = true, num_args = 1..=2, value_names = ["KIND", "ARG"])]
-    child: Option<Vec<String>>,
     /// `cargo bench` passes `--bench`; accepted so that works too.
     #[arg(long, hide = true)]
     bench: bool,
     #[command(subcommand)]
-    stage: Option<Stage>,
+    command: Option<Subcommands>,
+}
+
+/// The subcommands: the stages, and the children that a report run starts.
+#[derive(Subcommand, Debug)]
+enum Subcommands {
+    #[command(flatten)]
+    Stage(Stage),
+    /// A child process of the report run (after the parent's options)
+    #[command(subcommand, hide = true)]
+    Child(Child),
+}
+
+/// The child processes of a report run, each measuring one part in a process of its own.
+#[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
+pub enum Child {
+    /// Measure the speed table once and print raw samples
+    Speed {
+        /// Which of the processes this is (0-based): its stack shift
+        index: usize,
+    },
+    /// Measure the scope tables once and print raw samples
+    Scopes {
+        /// Which of the processes this is (0-based)
+        index: usize,
+    },
+    /// Measure the fresh-arena table once (on a mimalloc heap)
+    Fresh,
+    /// Run the seed-004 workload for one contender
+    Seed004 {
+        /// Contender name
+        contender: String,
+    },
 }
 
 /// The stages that work on stored results files instead of measuring.
@@ -262,22 +284,12 @@ pub fn usage(quick: &str, full: &str, programs: &str) -> String {
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Error> {
     let cli = Cli::try_parse_from(std::iter::once("bumpdown-bench".to_owned()).chain(args))?;
-    let bad = |message: String| Cli::command().error(ErrorKind::InvalidValue, message);
-    let index = |n: Option<&String>| match n.map(|n| n.parse()) {
-        Some(Ok(index)) => Ok(index),
-        _ => Err(bad(format!("bad child index {n:?}"))),
-    };
-    let command = match cli.child.as_deref() {
+    let command = match cli.command {
         _ if cli.help => Command::Help,
-        Some([kind, rest @ ..]) => match (kind.as_str(), rest.first()) {
-            ("speed", n) => Command::SpeedChild { index: index(n)? },
-            ("scopes", n) => Command::ScopesChild { index: index(n)? },
-            ("seed004", Some(contender)) => Command::Seed004Child { contender: contender.clone() },
-            ("fresh", None) => Command::FreshChild,
-            _ => return Err(bad(format!("bad child {:?}", cli.child))),
-        },
+        Some(Subcommands::Child(child)) => Command::Child(child),
         _ if cli.list => Command::List,
-        _ => cli.stage.map_or(Command::Report, Command::Stage),
+        Some(Subcommands::Stage(stage)) => Command::Stage(stage),
+        None => Command::Report,
     };
     let output = match (cli.json, cli.readme) {
         (true, _) => Output::Json,
@@ -321,12 +333,10 @@ mod tests {
         assert_eq!(parse_str("--json").unwrap().output, Output::Json);
         assert_eq!(parse_str("--readme --quick").unwrap().output, Output::Readme);
         assert_eq!(parse_str("--help").unwrap().command, Command::Help);
-        assert_eq!(
-            parse_str("--child seed004 bumpalo").unwrap().command,
-            Command::Seed004Child { contender: "bumpalo".to_owned() }
-        );
-        assert_eq!(parse_str("--child speed 2").unwrap().command, Command::SpeedChild { index: 2 });
-        assert_eq!(parse_str("--child scopes 3").unwrap().command, Command::ScopesChild { index: 3 });
+        let child = |line| parse_str(line).unwrap().command;
+        assert_eq!(child("child seed004 bumpalo"), Command::Child(Child::Seed004 { contender: "bumpalo".to_owned() }));
+        assert_eq!(child("child speed 2"), Command::Child(Child::Speed { index: 2 }));
+        assert_eq!(child("child scopes 3"), Command::Child(Child::Scopes { index: 3 }));
         let render = parse_str("render --readme --out docs/bench results.json").unwrap();
         let (file, out) = ("results.json".into(), Some("docs/bench".into()));
         assert_eq!(render.command, Command::Stage(Stage::Render { file, out, readme: true }));
@@ -341,10 +351,10 @@ mod tests {
     fn rejects_nonsense() {
         assert!(parse_str("--filter").is_err());
         assert!(parse_str("--frobnicate").is_err());
-        assert!(parse_str("--child speed x").is_err());
-        assert!(parse_str("--child speed").is_err());
-        assert!(parse_str("--child fresh 1").is_err());
-        assert!(parse_str("--child other").is_err());
+        assert!(parse_str("child speed x").is_err());
+        assert!(parse_str("child speed").is_err());
+        assert!(parse_str("child fresh 1").is_err());
+        assert!(parse_str("child other").is_err());
         assert!(parse_str("render").is_err());
         assert!(parse_str("compare a.json").is_err());
         // What `cargo bench` passes is accepted.
@@ -353,10 +363,12 @@ mod tests {
 
     #[test]
     fn children_take_the_parents_options() {
-        let options = parse_str("--child fresh --full --filter alloc").unwrap();
-        assert_eq!(options.command, Command::FreshChild);
-        assert_eq!(options.effort, Effort::Full);
+        let parent = parse_str("--full --filter alloc --processes 3").unwrap();
+        let options = parse(parent.child_args(&["fresh"])).unwrap();
+        assert_eq!(options.command, Command::Child(Child::Fresh));
+        assert_eq!((options.effort, options.processes()), (Effort::Full, 3));
         assert_eq!(options.filter.as_deref(), Some("alloc"));
+        assert_eq!(parse(parse_str("").unwrap().child_args(&["speed", "1"])).unwrap().filter, None);
     }
 
     #[test]
@@ -364,7 +376,7 @@ mod tests {
         let help = usage("3 min", "20 min", "9 min");
         assert!(help.contains("--quick") && help.contains("Default: about 3 min"), "{help}");
         assert!(help.contains("about 20 min, 9 min of them the real programs"), "{help}");
-        assert!(!help.contains("--child"), "{help}");
+        assert!(!help.contains("child") && !help.contains("seed004 CONTENDER"), "{help}");
     }
 
     #[test]

@@ -37,108 +37,49 @@ pub fn pieces() -> Vec<&'static str> {
     out
 }
 
-/// bumpdown: `collections::String::new_in(&arena)` + `push_str`.
-#[inline(never)]
-pub fn string_bumpdown(arena: &mut bumpdown::Arena, pieces: &[&str]) {
-    {
-        let mut s = bumpdown::collections::String::new_in(&*arena);
-        for piece in black_box(pieces) {
-            s.push_str(piece);
+/// Each `name(Arena, input)`: `$new(&*arena)`, `$fill` through it (the collection
+/// named `$c`), its `$view` through `black_box`, then `arena.reset()`.
+macro_rules! build_then_reset {
+    ($($(#[$doc:meta])* $name:ident($arena:ty, $input:ident: $input_ty:ty) = $new:path, $view:ident,
+        |$c:ident| $fill:expr;)*) => {$(
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name(arena: &mut $arena, $input: $input_ty) {
+            {
+                let mut $c = $new(&*arena);
+                $fill;
+                black_box($c.$view());
+            }
+            arena.reset();
         }
-        black_box(s.as_str());
-    }
-    arena.reset();
+    )*};
 }
 
-/// bumpalo: `collections::String::new_in(&bump)` + `push_str`.
-#[inline(never)]
-pub fn string_bumpalo(bump: &mut bumpalo::Bump, pieces: &[&str]) {
-    {
-        let mut s = bumpalo::collections::String::new_in(&*bump);
-        for piece in black_box(pieces) {
-            s.push_str(piece);
-        }
-        black_box(s.as_str());
-    }
-    bump.reset();
-}
-
-/// `allocator_api2::vec::Vec<u8, &bumpalo::Bump>` + `extend_from_slice`.
-#[inline(never)]
-pub fn string_api2_bumpalo(bump: &mut bumpalo::Bump, pieces: &[&str]) {
-    {
-        let mut v = Api2Vec::new_in(&*bump);
-        for piece in black_box(pieces) {
-            v.extend_from_slice(piece.as_bytes());
-        }
-        black_box(v.as_slice());
-    }
-    bump.reset();
-}
-
-/// `allocator_api2::vec::Vec<u8, &bumpdown::Arena>` + `extend_from_slice`.
-#[inline(never)]
-pub fn string_api2_bumpdown(arena: &mut bumpdown::Arena, pieces: &[&str]) {
-    {
-        let mut v = Api2Vec::new_in(&*arena);
-        for piece in black_box(pieces) {
-            v.extend_from_slice(piece.as_bytes());
-        }
-        black_box(v.as_slice());
-    }
-    arena.reset();
-}
-
-/// bumpdown: `collections::Vec::new_in(&arena)` + [`VEC_LEN`] × `push`.
-#[inline(never)]
-pub fn vec_bumpdown(arena: &mut bumpdown::Arena, first: u64) {
-    {
-        let mut v = bumpdown::collections::Vec::new_in(&*arena);
-        for i in 0..VEC_LEN as u64 {
-            v.push(first + i);
-        }
-        black_box(v.as_slice());
-    }
-    arena.reset();
-}
-
-/// bumpalo: `collections::Vec::new_in(&bump)` + [`VEC_LEN`] × `push`.
-#[inline(never)]
-pub fn vec_bumpalo(bump: &mut bumpalo::Bump, first: u64) {
-    {
-        let mut v = bumpalo::collections::Vec::new_in(&*bump);
-        for i in 0..VEC_LEN as u64 {
-            v.push(first + i);
-        }
-        black_box(v.as_slice());
-    }
-    bump.reset();
-}
-
-/// `allocator_api2::vec::Vec<u64, &bumpalo::Bump>` + [`VEC_LEN`] × `push`.
-#[inline(never)]
-pub fn vec_api2_bumpalo(bump: &mut bumpalo::Bump, first: u64) {
-    {
-        let mut v = Api2Vec::new_in(&*bump);
-        for i in 0..VEC_LEN as u64 {
-            v.push(first + i);
-        }
-        black_box(v.as_slice());
-    }
-    bump.reset();
-}
-
-/// `allocator_api2::vec::Vec<u64, &bumpdown::Arena>` + [`VEC_LEN`] × `push`.
-#[inline(never)]
-pub fn vec_api2_bumpdown(arena: &mut bumpdown::Arena, first: u64) {
-    {
-        let mut v = Api2Vec::new_in(&*arena);
-        for i in 0..VEC_LEN as u64 {
-            v.push(first + i);
-        }
-        black_box(v.as_slice());
-    }
-    arena.reset();
+build_then_reset! {
+    /// bumpdown: `collections::String::new_in(&arena)` + `push_str`.
+    string_bumpdown(bumpdown::Arena, pieces: &[&str]) = bumpdown::collections::String::new_in, as_str,
+        |s| for piece in black_box(pieces) { s.push_str(piece) };
+    /// bumpalo: `collections::String::new_in(&bump)` + `push_str`.
+    string_bumpalo(bumpalo::Bump, pieces: &[&str]) = bumpalo::collections::String::new_in, as_str,
+        |s| for piece in black_box(pieces) { s.push_str(piece) };
+    /// `allocator_api2::vec::Vec<u8, &bumpalo::Bump>` + `extend_from_slice`.
+    string_api2_bumpalo(bumpalo::Bump, pieces: &[&str]) = Api2Vec::new_in, as_slice,
+        |v| for piece in black_box(pieces) { v.extend_from_slice(piece.as_bytes()) };
+    /// `allocator_api2::vec::Vec<u8, &bumpdown::Arena>` + `extend_from_slice`.
+    string_api2_bumpdown(bumpdown::Arena, pieces: &[&str]) = Api2Vec::new_in, as_slice,
+        |v| for piece in black_box(pieces) { v.extend_from_slice(piece.as_bytes()) };
+    /// bumpdown: `collections::Vec::new_in(&arena)` + [`VEC_LEN`] × `push`.
+    vec_bumpdown(bumpdown::Arena, first: u64) = bumpdown::collections::Vec::new_in, as_slice,
+        |v| for i in 0..VEC_LEN as u64 { v.push(first + i) };
+    /// bumpalo: `collections::Vec::new_in(&bump)` + [`VEC_LEN`] × `push`.
+    vec_bumpalo(bumpalo::Bump, first: u64) = bumpalo::collections::Vec::new_in, as_slice,
+        |v| for i in 0..VEC_LEN as u64 { v.push(first + i) };
+    /// `allocator_api2::vec::Vec<u64, &bumpalo::Bump>` + [`VEC_LEN`] × `push`.
+    vec_api2_bumpalo(bumpalo::Bump, first: u64) = Api2Vec::new_in, as_slice,
+        |v| for i in 0..VEC_LEN as u64 { v.push(first + i) };
+    /// `allocator_api2::vec::Vec<u64, &bumpdown::Arena>` + [`VEC_LEN`] × `push`.
+    vec_api2_bumpdown(bumpdown::Arena, first: u64) = Api2Vec::new_in, as_slice,
+        |v| for i in 0..VEC_LEN as u64 { v.push(first + i) };
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 //! Each benchmark kernel is written once, generic over these traits, and
 //! monomorphised per arena: every method here is `#[inline(always)]` and forwards
 //! to the crate's own, ordinary allocation call, so the code in a timed loop is
-//! exactly what a user of that crate would get. Adding an arena means one impl and
-//! one line in [`visit_all`].
+//! exactly what a user of that crate would get. Adding an arena means one
+//! `contender!` line and one line in [`visit_all`].
 //!
 //! * [`Contender`]: an arena, as its owner makes, fills and resets it.
 //! * [`Handle`]: what a kernel allocates through: a contender itself, or a
@@ -14,22 +14,14 @@
 //!   itself; [`InScope`] is the column of bumpdown's scope handle, whose batches
 //!   each run in one `arena.scope(|s| ...)`.
 
-/// What a benchmark needs from a bump arena.
+/// What a kernel allocates through: an arena's allocation calls, so that a kernel
+/// written once runs through every contender and through a handle that is not an
+/// arena ([`bumpdown::Scope`]).
 ///
 /// Methods return `&mut` from `&self` because that is the shape of every arena API
 /// under test (allocation through a shared reference).
 #[allow(clippy::mut_from_ref)]
-pub trait Contender: Sized + 'static {
-    /// Column name in the report.
-    const NAME: &'static str;
-
-    /// An empty arena, as a user would start one.
-    fn new() -> Self;
-
-    /// An arena whose first chunk holds at least `bytes`, so the timed batches
-    /// never reach the chunk allocator.
-    fn with_capacity(bytes: usize) -> Self;
-
+pub trait Handle {
     /// Moves `value` into the arena.
     fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T;
 
@@ -46,11 +38,25 @@ pub trait Contender: Sized + 'static {
         self.alloc_slice_copy(src)
     }
 
-    /// Copies a `'static` string (a literal); see [`Contender::alloc_slice_lit`].
+    /// Copies a `'static` string (a literal); see [`Handle::alloc_slice_lit`].
     #[inline(always)]
     fn alloc_str_lit(&self, src: &'static str) -> &mut str {
         self.alloc_str(src)
     }
+}
+
+/// What a benchmark needs from a bump arena besides its allocation calls: how its
+/// owner makes and resets it.
+pub trait Contender: Handle + Sized + 'static {
+    /// Column name in the report.
+    const NAME: &'static str;
+
+    /// An empty arena, as a user would start one.
+    fn new() -> Self;
+
+    /// An arena whose first chunk holds at least `bytes`, so the timed batches
+    /// never reach the chunk allocator.
+    fn with_capacity(bytes: usize) -> Self;
 
     /// Frees every allocation at once with the crate's ordinary reset call.
     fn reset(&mut self);
@@ -86,71 +92,6 @@ pub fn names() -> Vec<&'static str> {
     let mut names = Names(Vec::new());
     visit_all(&mut names);
     names.0
-}
-
-/// What a kernel allocates through: the calls of [`Contender`] that allocate, so
-/// that a kernel written once also runs through a handle that is not an arena.
-#[allow(clippy::mut_from_ref)]
-pub trait Handle {
-    /// Moves `value` into the arena.
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T;
-    /// Copies `src` into the arena.
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T];
-    /// Copies `src` into the arena.
-    fn alloc_str(&self, src: &str) -> &mut str;
-    /// Copies a `'static` slice; see [`Contender::alloc_slice_lit`].
-    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T];
-    /// Copies a `'static` string; see [`Contender::alloc_str_lit`].
-    fn alloc_str_lit(&self, src: &'static str) -> &mut str;
-}
-
-/// Every contender allocates through itself.
-impl<A: Contender> Handle for A {
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        Contender::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        Contender::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        Contender::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
-        Contender::alloc_slice_lit(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
-        Contender::alloc_str_lit(self, src)
-    }
-}
-
-/// bumpdown's scope handle has the arena's whole allocation API; bumpdown has no
-/// dedicated literal calls, so the literals take the defaults' ordinary copies.
-impl Handle for bumpdown::Scope<'_, '_> {
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpdown::Scope::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpdown::Scope::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpdown::Scope::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn alloc_slice_lit<T: Copy + 'static>(&self, src: &'static [T]) -> &mut [T] {
-        bumpdown::Scope::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str_lit(&self, src: &'static str) -> &mut str {
-        bumpdown::Scope::alloc_str(self, src)
-    }
 }
 
 /// Work to run with a handle of any type (a closure cannot be generic over it).
@@ -259,39 +200,75 @@ pub fn column_names() -> Vec<&'static str> {
     names.0
 }
 
-/// `Contender` for an arena type whose own `new`, `with_capacity(bytes)`, `alloc`,
-/// `alloc_slice_copy` and `alloc_str` are the calls measured, and whose `$reset` is its
-/// reset; `$extra` adds (or overrides) the trait's provided methods.
+/// [`Handle`] for `$arena`: each call's expression, with `$a` the arena and the
+/// argument named in brackets; `$extra` overrides the literal calls' defaults.
+macro_rules! handle {
+    ($arena:ty, |$a:ident| {
+        alloc($v:ident): $alloc:expr,
+        slice($s:ident): $slice:expr,
+        str($t:ident): $str:expr $(,)?
+    } $(, { $($extra:tt)* })?) => {
+        impl Handle for $arena {
+            #[inline(always)]
+            fn alloc<T: Copy + 'static>(&self, $v: T) -> &mut T {
+                let $a = self;
+                $alloc
+            }
+            #[inline(always)]
+            fn alloc_slice_copy<T: Copy + 'static>(&self, $s: &[T]) -> &mut [T] {
+                let $a = self;
+                $slice
+            }
+            #[inline(always)]
+            fn alloc_str(&self, $t: &str) -> &mut str {
+                let $a = self;
+                $str
+            }
+            $($($extra)*)?
+        }
+    };
+}
+
+/// [`Handle`] and [`Contender`] for `$arena`. The short form is for an arena whose own
+/// `new`, `with_capacity(bytes)`, `alloc`, `alloc_slice_copy` and `alloc_str` are the
+/// calls measured and `$reset` its reset; the long form gives each call's expression.
 macro_rules! contender {
     ($arena:ty, $name:literal, $reset:ident $(, { $($extra:tt)* })?) => {
+        contender!($arena, $name, |a| {
+            new: <$arena>::new(),
+            with_capacity(bytes): <$arena>::with_capacity(bytes),
+            alloc(v): <$arena>::alloc(a, v),
+            slice(s): <$arena>::alloc_slice_copy(a, s),
+            str(s): <$arena>::alloc_str(a, s),
+            reset: <$arena>::$reset(a),
+        } $(, { $($extra)* })?);
+    };
+    ($arena:ty, $name:literal, |$a:ident| {
+        new: $new:expr,
+        with_capacity($bytes:ident): $capacity:expr,
+        alloc($v:ident): $alloc:expr,
+        slice($s:ident): $slice:expr,
+        str($t:ident): $str:expr,
+        reset: $reset:expr $(,)?
+    } $(, { $($extra:tt)* })?) => {
+        handle!($arena, |$a| { alloc($v): $alloc, slice($s): $slice, str($t): $str } $(, { $($extra)* })?);
+
         impl Contender for $arena {
             const NAME: &'static str = $name;
 
             #[inline(always)]
             fn new() -> Self {
-                <$arena>::new()
+                $new
             }
             #[inline(always)]
-            fn with_capacity(bytes: usize) -> Self {
-                <$arena>::with_capacity(bytes)
-            }
-            #[inline(always)]
-            fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-                <$arena>::alloc(self, value)
-            }
-            #[inline(always)]
-            fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-                <$arena>::alloc_slice_copy(self, src)
-            }
-            #[inline(always)]
-            fn alloc_str(&self, src: &str) -> &mut str {
-                <$arena>::alloc_str(self, src)
+            fn with_capacity($bytes: usize) -> Self {
+                $capacity
             }
             #[inline(always)]
             fn reset(&mut self) {
-                <$arena>::$reset(self);
+                let $a = self;
+                $reset
             }
-            $($($extra)*)?
         }
     };
 }
@@ -301,35 +278,15 @@ contender!(bumpdown::Arena, "bumpdown", reset);
 /// Address space a `VmArena` contender reserves: far more than any row uses, and free.
 const VM_RESERVE: usize = 64 << 30;
 
-impl Contender for bumpdown::VmArena {
-    const NAME: &'static str = "VmArena";
-
-    #[inline(always)]
-    fn new() -> Self {
-        bumpdown::VmArena::new(VM_RESERVE)
-    }
-    #[inline(always)]
-    fn with_capacity(_bytes: usize) -> Self {
-        // One reservation holds everything; capacity is committed as it is used.
-        bumpdown::VmArena::new(VM_RESERVE)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bumpdown::VmArena::alloc(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bumpdown::VmArena::alloc_slice_copy(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bumpdown::VmArena::alloc_str(self, src)
-    }
-    #[inline(always)]
-    fn reset(&mut self) {
-        bumpdown::VmArena::reset(self);
-    }
-}
+// One reservation holds everything; capacity is committed as it is used.
+contender!(bumpdown::VmArena, "VmArena", |a| {
+    new: bumpdown::VmArena::new(VM_RESERVE),
+    with_capacity(_bytes): bumpdown::VmArena::new(VM_RESERVE),
+    alloc(v): bumpdown::VmArena::alloc(a, v),
+    slice(s): bumpdown::VmArena::alloc_slice_copy(a, s),
+    str(s): bumpdown::VmArena::alloc_str(a, s),
+    reset: bumpdown::VmArena::reset(a),
+});
 
 // The thread-shared arena used from one thread: every bump is an atomic
 // read-modify-write on the current chunk (what sharing costs when nothing contends).
@@ -356,70 +313,39 @@ contender!(bumpalo::Bump, "bumpalo", reset);
 // calls compile to the arena's.
 contender!(bumpdown_bumpalo::Bump, "bumpalo facade", reset);
 
-impl Contender for bump_scope::Bump {
-    const NAME: &'static str = "bump-scope";
+// `BumpBox::leak` turns the owning box into the plain `&mut` the other crates return;
+// for `Copy` types the box has no destructor to skip. `reset` keeps only the largest
+// chunk and frees the others (`reset_to_start` would keep them all; `reset` is the
+// documented everyday call).
+contender!(bump_scope::Bump, "bump-scope", |a| {
+    new: bump_scope::Bump::new(),
+    with_capacity(bytes): bump_scope::Bump::with_capacity(
+        std::alloc::Layout::from_size_align(bytes, 16).expect("small capacity"),
+    ),
+    alloc(v): bump_scope::BumpBox::leak(bump_scope::Bump::alloc(a, v)),
+    slice(s): bump_scope::BumpBox::leak(bump_scope::Bump::alloc_slice_copy(a, s)),
+    str(s): bump_scope::BumpBox::leak(bump_scope::Bump::alloc_str(a, s)),
+    reset: bump_scope::Bump::reset(a),
+});
 
-    #[inline(always)]
-    fn new() -> Self {
-        bump_scope::Bump::new()
-    }
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        let layout = std::alloc::Layout::from_size_align(bytes, 16).expect("small capacity");
-        bump_scope::Bump::with_capacity(layout)
-    }
-    // `BumpBox::leak` turns the owning box into the plain `&mut` the other crates
-    // return; for `Copy` types the box has no destructor to skip.
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        bump_scope::BumpBox::leak(bump_scope::Bump::alloc(self, value))
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        bump_scope::BumpBox::leak(bump_scope::Bump::alloc_slice_copy(self, src))
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        bump_scope::BumpBox::leak(bump_scope::Bump::alloc_str(self, src))
-    }
-    /// Keeps only the largest chunk and frees the others (`reset_to_start`
-    /// would keep them all; `reset` is the documented everyday call).
-    #[inline(always)]
-    fn reset(&mut self) {
-        bump_scope::Bump::reset(self);
-    }
-}
+// Blink allocates its first chunk lazily, at least `with_chunk_size` large; `reset`
+// keeps only the last chunk and frees the others.
+contender!(blink_alloc::Blink, "blink-alloc", |a| {
+    new: blink_alloc::Blink::new(),
+    with_capacity(bytes): blink_alloc::Blink::with_chunk_size(bytes),
+    alloc(v): blink_alloc::Blink::put(a, v),
+    slice(s): blink_alloc::Blink::copy_slice(a, s),
+    str(s): blink_alloc::Blink::copy_str(a, s),
+    reset: blink_alloc::Blink::reset(a),
+});
 
-impl Contender for blink_alloc::Blink {
-    const NAME: &'static str = "blink-alloc";
-
-    #[inline(always)]
-    fn new() -> Self {
-        blink_alloc::Blink::new()
-    }
-    /// Blink allocates its first chunk lazily, at least this large.
-    #[inline(always)]
-    fn with_capacity(bytes: usize) -> Self {
-        blink_alloc::Blink::with_chunk_size(bytes)
-    }
-    #[inline(always)]
-    fn alloc<T: Copy + 'static>(&self, value: T) -> &mut T {
-        blink_alloc::Blink::put(self, value)
-    }
-    #[inline(always)]
-    fn alloc_slice_copy<T: Copy + 'static>(&self, src: &[T]) -> &mut [T] {
-        blink_alloc::Blink::copy_slice(self, src)
-    }
-    #[inline(always)]
-    fn alloc_str(&self, src: &str) -> &mut str {
-        blink_alloc::Blink::copy_str(self, src)
-    }
-    /// Keeps only the last chunk and frees the others.
-    #[inline(always)]
-    fn reset(&mut self) {
-        blink_alloc::Blink::reset(self);
-    }
-}
+// bumpdown's scope handle has the arena's whole allocation API; bumpdown has no
+// dedicated literal calls, so the literals take the defaults' ordinary copies.
+handle!(bumpdown::Scope<'_, '_>, |a| {
+    alloc(v): bumpdown::Scope::alloc(a, v),
+    slice(s): bumpdown::Scope::alloc_slice_copy(a, s),
+    str(s): bumpdown::Scope::alloc_str(a, s),
+});
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! contender's allocation call compiles to, read from this very binary.
 //!
 //! Every (contender, call) pair has a probe below: an `#[inline(never)]` function
-//! with an exported name that makes the call through [`Contender`], exactly as the
+//! with an exported name that makes the call through [`Handle`], exactly as the
 //! speed table's kernels do, so it is the same code. bumpdown's scope handle
 //! (`&Scope` inside `arena.scope(..)`) has probes of its own, and so has the C API:
 //! build.rs compiles `bumpdown-c`'s `tests/c/probe_fast_path.c` (the probes its own
@@ -19,7 +19,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::contenders::Contender;
+use crate::contenders::{Contender, Handle};
 use crate::progress::{Phase, Run};
 use crate::section::{self, prose, Context};
 use crate::table::{distinct, grid};
@@ -31,6 +31,19 @@ pub const CALLS: [&str; 6] =
 /// The probe functions of each call in [`CALLS`], by the name their symbols end in.
 const PROBES: [&str; 6] = ["alloc_u8", "alloc_u32", "alloc_u64", "alloc_u128", "alloc_slice_copy_u8", "alloc_str"];
 
+/// The probe functions `$name`, each exported as `bumpdown_bench_probe_<key>_<name>`:
+/// it takes the handle `$h` and one argument `$v`, and returns what the call `$call`
+/// allocates, borrowed for the handle's `'a`.
+macro_rules! probe_fns {
+    ($key:literal, $h:ident: $handle:ty, [$($name:ident($v:ident: $arg:ty) -> $out:ty = $call:expr;)*]) => {$(
+        #[export_name = concat!("bumpdown_bench_probe_", $key, "_", stringify!($name))]
+        #[inline(never)]
+        fn $name<'a>($h: $handle, $v: $arg) -> &'a mut $out {
+            $call
+        }
+    )*};
+}
+
 /// Defines the probes of one contender in a module of its own, named
 /// `bumpdown_bench_probe_<key>_<call>` in the binary.
 macro_rules! probes {
@@ -40,36 +53,14 @@ macro_rules! probes {
 
             type Arena = $arena;
 
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u8")]
-            #[inline(never)]
-            fn alloc_u8(arena: &Arena, v: u8) -> &mut u8 {
-                Contender::alloc(arena, v)
-            }
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u32")]
-            #[inline(never)]
-            fn alloc_u32(arena: &Arena, v: u32) -> &mut u32 {
-                Contender::alloc(arena, v)
-            }
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u64")]
-            #[inline(never)]
-            fn alloc_u64(arena: &Arena, v: u64) -> &mut u64 {
-                Contender::alloc(arena, v)
-            }
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_u128")]
-            #[inline(never)]
-            fn alloc_u128(arena: &Arena, v: u128) -> &mut u128 {
-                Contender::alloc(arena, v)
-            }
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_slice_copy_u8")]
-            #[inline(never)]
-            fn alloc_slice_copy_u8<'a>(arena: &'a Arena, v: &[u8]) -> &'a mut [u8] {
-                Contender::alloc_slice_copy(arena, v)
-            }
-            #[export_name = concat!("bumpdown_bench_probe_", $key, "_alloc_str")]
-            #[inline(never)]
-            fn alloc_str<'a>(arena: &'a Arena, v: &str) -> &'a mut str {
-                Contender::alloc_str(arena, v)
-            }
+            probe_fns!($key, arena: &'a Arena, [
+                alloc_u8(v: u8) -> u8 = Handle::alloc(arena, v);
+                alloc_u32(v: u32) -> u32 = Handle::alloc(arena, v);
+                alloc_u64(v: u64) -> u64 = Handle::alloc(arena, v);
+                alloc_u128(v: u128) -> u128 = Handle::alloc(arena, v);
+                alloc_slice_copy_u8(v: &[u8]) -> [u8] = Handle::alloc_slice_copy(arena, v);
+                alloc_str(v: &str) -> str = Handle::alloc_str(arena, v);
+            ]);
 
             /// Calls every probe once (so each is really used) and returns the
             /// symbol names, in [`CALLS`] order.
@@ -94,36 +85,14 @@ mod bumpdown_scope {
 
     type Scope<'s, 'env> = bumpdown::Scope<'s, 'env>;
 
-    #[export_name = "bumpdown_bench_probe_scope_alloc_u8"]
-    #[inline(never)]
-    fn alloc_u8<'s>(scope: &Scope<'s, '_>, v: u8) -> &'s mut u8 {
-        scope.alloc(v)
-    }
-    #[export_name = "bumpdown_bench_probe_scope_alloc_u32"]
-    #[inline(never)]
-    fn alloc_u32<'s>(scope: &Scope<'s, '_>, v: u32) -> &'s mut u32 {
-        scope.alloc(v)
-    }
-    #[export_name = "bumpdown_bench_probe_scope_alloc_u64"]
-    #[inline(never)]
-    fn alloc_u64<'s>(scope: &Scope<'s, '_>, v: u64) -> &'s mut u64 {
-        scope.alloc(v)
-    }
-    #[export_name = "bumpdown_bench_probe_scope_alloc_u128"]
-    #[inline(never)]
-    fn alloc_u128<'s>(scope: &Scope<'s, '_>, v: u128) -> &'s mut u128 {
-        scope.alloc(v)
-    }
-    #[export_name = "bumpdown_bench_probe_scope_alloc_slice_copy_u8"]
-    #[inline(never)]
-    fn alloc_slice_copy_u8<'s>(scope: &Scope<'s, '_>, v: &[u8]) -> &'s mut [u8] {
-        scope.alloc_slice_copy(v)
-    }
-    #[export_name = "bumpdown_bench_probe_scope_alloc_str"]
-    #[inline(never)]
-    fn alloc_str<'s>(scope: &Scope<'s, '_>, v: &str) -> &'s mut str {
-        scope.alloc_str(v)
-    }
+    probe_fns!("scope", scope: &Scope<'a, '_>, [
+        alloc_u8(v: u8) -> u8 = scope.alloc(v);
+        alloc_u32(v: u32) -> u32 = scope.alloc(v);
+        alloc_u64(v: u64) -> u64 = scope.alloc(v);
+        alloc_u128(v: u128) -> u128 = scope.alloc(v);
+        alloc_slice_copy_u8(v: &[u8]) -> [u8] = scope.alloc_slice_copy(v);
+        alloc_str(v: &str) -> str = scope.alloc_str(v);
+    ]);
 
     /// Calls every probe once inside a scope and returns the column's name and the
     /// symbol names, in [`CALLS`] order.

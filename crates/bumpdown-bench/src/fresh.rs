@@ -105,10 +105,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     run.section(Phase::Fresh, processes);
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
-        let mut args = vec!["--child".to_owned(), "fresh".to_owned(), options.effort.flag().to_owned()];
-        if let Some(filter) = &options.filter {
-            args.extend(["--filter".to_owned(), filter.clone()]);
-        }
+        let args = options.child_args(&["fresh"]);
         let out = procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
         raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
@@ -126,7 +123,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     Ok(FreshResults { cells, processes, samples, clear_batch: CLEAR_BATCH })
 }
 
-/// `--child fresh`: measures every selected cell once and prints the cells (JSON), each
+/// `child fresh`: measures every selected cell once and prints the cells (JSON), each
 /// with its median ns per operation.
 pub fn child_main(options: &Options) -> Result<(), String> {
     if !heap::on_mimalloc() {

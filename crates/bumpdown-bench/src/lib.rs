@@ -2,7 +2,7 @@
 //! markdown report. Run `cargo run --release -p bumpdown-bench -- --help`.
 //!
 //! The same binary is parent and child: the parent re-runs itself with
-//! `--child ...` for every measurement that needs a process of its own.
+//! `child ...` for every measurement that needs a process of its own.
 //!
 //! The library holds everything; the binary (`src/main.rs`) calls [`app::main`],
 //! and `benches/criterion.rs` drives the same [`rows`] through criterion.

@@ -39,7 +39,7 @@ pub struct RawCell<K> {
 }
 
 /// The parent side of a table measured in child processes (the speed and scope tables):
-/// runs `--child KIND I` for every process `I` of `options`, one after another, and
+/// runs `child KIND I` for every process `I` of `options`, one after another, and
 /// returns what each printed. `rows` is only for the progress line.
 fn run_children<K: DeserializeOwned>(
     kind: &str,
@@ -53,18 +53,13 @@ fn run_children<K: DeserializeOwned>(
     (0..processes)
         .map(|index| {
             run.step(&format!("processes of {rows} rows"));
-            let mut args = vec!["--child".to_owned(), kind.to_owned(), index.to_string()];
-            args.extend([options.effort.flag().to_owned(), "--processes".to_owned(), processes.to_string()]);
-            if let Some(filter) = &options.filter {
-                args.extend(["--filter".to_owned(), filter.clone()]);
-            }
-            let output = run_self(&args, run)?;
+            let output = run_self(&options.child_args(&[kind, &index.to_string()]), run)?;
             serde_json::from_str(&output).map_err(|e| format!("{kind} child {index}: cannot read its samples: {e}"))
         })
         .collect()
 }
 
-/// The child side of a table (`--child KIND I`): measures the `rows` that `options`
+/// The child side of a table (`child KIND I`): measures the `rows` that `options`
 /// select, one after another, each row's `cells` (key and sampler) taking turns sample
 /// by sample, and prints their [`ChildSamples`] for the parent.
 ///

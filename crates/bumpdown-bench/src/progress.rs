@@ -50,41 +50,35 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// What the progress line calls the section.
-    pub fn name(self) -> &'static str {
+    /// What the progress line calls the section, and the seconds it takes quick and full
+    /// with every row selected, the default process counts and the programs already
+    /// built: the wall time of each section in `nice -n 10` runs on the README's 2-core
+    /// AMD EPYC VM, 2026-11-26 (quick: 2:20 in all; full: 5:52), and the full real
+    /// programs since they are ten (4:00).
+    fn info(self) -> (&'static str, f64, f64) {
         match self {
-            Phase::Speed => "speed table",
-            Phase::Scopes => "scopes",
-            Phase::Resets => "resets",
-            Phase::Fresh => "fresh arenas",
-            Phase::ResetCost => "reset cost",
-            Phase::Threads => "threads",
-            Phase::Seed004 => "seed004",
-            Phase::FastPath => "fast path",
-            Phase::RealUse => "real use",
-            Phase::Preload => "real programs (LD_PRELOAD)",
-            Phase::Json => "real programs (serde_json)",
+            Phase::Speed => ("speed table", 34.0, 125.0),
+            Phase::Scopes => ("scopes", 5.0, 14.0),
+            Phase::Resets => ("resets", 0.5, 0.5),
+            Phase::Fresh => ("fresh arenas", 15.0, 45.0),
+            Phase::ResetCost => ("reset cost", 1.0, 2.0),
+            Phase::Threads => ("threads", 0.5, 1.5),
+            Phase::Seed004 => ("seed004", 27.0, 45.0),
+            Phase::FastPath => ("fast path", 1.5, 2.0),
+            Phase::RealUse => ("real use", 2.5, 6.0),
+            Phase::Preload => ("real programs (LD_PRELOAD)", 50.0, 240.0),
+            Phase::Json => ("real programs (serde_json)", 18.0, 30.0),
         }
     }
 
-    /// Seconds the whole section takes with every row selected, the default process
-    /// counts and the programs already built: the wall time of each section in
-    /// `nice -n 10` runs on the README's 2-core AMD EPYC VM, 2026-11-26 (quick: 2:20 in
-    /// all; full: 5:52), and the full real programs since they are ten (4:00).
+    /// What the progress line calls the section.
+    pub fn name(self) -> &'static str {
+        self.info().0
+    }
+
+    /// Seconds the whole section is expected to take at `effort` (measured as `info` says).
     pub fn expected_secs(self, effort: Effort) -> f64 {
-        let (quick, full) = match self {
-            Phase::Speed => (34.0, 125.0),
-            Phase::Scopes => (5.0, 14.0),
-            Phase::Resets => (0.5, 0.5),
-            Phase::Fresh => (15.0, 45.0),
-            Phase::ResetCost => (1.0, 2.0),
-            Phase::Threads => (0.5, 1.5),
-            Phase::Seed004 => (27.0, 45.0),
-            Phase::FastPath => (1.5, 2.0),
-            Phase::RealUse => (2.5, 6.0),
-            Phase::Preload => (50.0, 240.0),
-            Phase::Json => (18.0, 30.0),
-        };
+        let (_, quick, full) = self.info();
         effort.pick(quick, full)
     }
 }

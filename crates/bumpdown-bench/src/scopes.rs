@@ -2,7 +2,7 @@
 //! ways of doing the same work (a scope handle, an arena used directly, a peer's
 //! scope, a heap `Vec`, a stack array) rather than the speed table's contenders.
 //!
-//! Measured like the speed table: the parent re-runs this binary as `--child scopes I`
+//! Measured like the speed table: the parent re-runs this binary as `child scopes I`
 //! for each process, one after another, each on a stack shifted by `16 * (I % 4)`
 //! bytes; every cell of a row takes its samples in rotating rounds after a warm-up;
 //! the figure is the median of all samples of all processes.

@@ -1,7 +1,7 @@
 //! The speed table, measured in several processes.
 //!
 //! How fast a stack-local arena is can depend on where it lands relative to a
-//! 64-byte cache line. So the parent re-runs this binary as `--child speed I`
+//! 64-byte cache line. So the parent re-runs this binary as `child speed I`
 //! several times, one after another (never two at once on a two-core machine),
 //! and child `I` measures on a thread whose stack is shifted by `16 * (I % 4)`
 //! bytes: four processes cover every 16-byte slot. Each child prints its raw
