@@ -500,11 +500,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// The state, made now if the arena has none yet.
     fn state_or_create(&self) -> Result<&ArenaState<MIN_ALIGN, A>, AllocError> {
-        if self.state.get().is_none() {
-            let state = new_state(self.alloc_ptr(), self.settings.get()).ok_or_else(|| self.no_state_error())?;
-            self.state.set(Some(state));
-        }
-        Ok(self.state().expect("just made"))
+        let state = match self.state.get() {
+            Some(state) => state,
+            None => {
+                let state = new_state(self.alloc_ptr(), self.settings.get()).ok_or_else(|| self.no_state_error())?;
+                self.state.set(Some(state));
+                state
+            }
+        };
+        // SAFETY: the arena's own state (the invariant), which lives as long as the arena.
+        Ok(unsafe { state.as_ref() })
     }
 
     /// Why `new_state` failed.
