@@ -13,7 +13,7 @@ use core::cell::Cell;
 use core::ptr::{self, NonNull};
 
 use crate::alloc_api::prelude::*;
-use crate::backing::{BackingAllocator, Global};
+use crate::backing::BackingAllocator;
 use crate::bumping::{bump_checked, bump_up, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM};
 use crate::checkpoint::{Ledger, RawCheckpoint};
 use crate::chunk::{chunk_size_for, Chunk, DATA_ALIGN, HEADER_SIZE};
@@ -1031,7 +1031,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Drop for ArenaState<MIN_ALIGN,
 #[cfg(feature = "alloc")]
 const _: () = {
     use core::mem::offset_of;
-    type S = ArenaState<1, Global>;
+    type S = ArenaState<1, crate::backing::Global>;
     assert!(core::mem::align_of::<S>() == 64);
     assert!(offset_of!(S, dirty) < 64 && offset_of!(S, epoch) < 64 && offset_of!(S, high_ptr) < 64);
 };
