@@ -110,6 +110,19 @@ pub fn bumpdown_probe_guard_enter_exit(arena: &mut Arena, n: u64, v: u64) {
     }
 }
 
+/// The same rounds through the thread's scratch arena (`bumpdown::scratch`).
+#[no_mangle]
+#[inline(never)]
+pub fn bumpdown_probe_scratch_enter_exit(n: u64, v: u64) {
+    for _ in 0..n {
+        bumpdown::scratch(|s| {
+            for _ in 0..4 {
+                black_box(s.alloc(v));
+            }
+        });
+    }
+}
+
 /// `VmArena` bumps upwards; its fast path has the same shape.
 #[no_mangle]
 #[inline(never)]
@@ -130,7 +143,7 @@ pub fn bumpdown_probe_vm_alloc_u8(arena: &bumpdown::VmArena, v: u8) -> &mut u8 {
 }
 
 fn main() {
-    // `enter-exit <scope|guard> <rounds>`: only those rounds, for an instruction counter.
+    // `enter-exit <scope|guard|scratch> <rounds>`: only those rounds, for an instruction counter.
     let args: Vec<String> = std::env::args().skip(1).collect();
     if let [mode, kind, rounds] = &args[..] {
         assert_eq!(mode, "enter-exit");
@@ -139,6 +152,7 @@ fn main() {
         match kind.as_str() {
             "scope" => bumpdown_probe_scope_enter_exit(&mut arena, black_box(rounds), black_box(7)),
             "guard" => bumpdown_probe_guard_enter_exit(&mut arena, black_box(rounds), black_box(7)),
+            "scratch" => bumpdown_probe_scratch_enter_exit(black_box(rounds), black_box(7)),
             _ => panic!("unknown probe {kind}"),
         }
         return;
@@ -154,6 +168,7 @@ fn main() {
     bumpdown_probe_scope_loop_u64(&mut arena, 3);
     bumpdown_probe_scope_enter_exit(&mut arena, 3, 1);
     bumpdown_probe_guard_enter_exit(&mut arena, 3, 1);
+    bumpdown_probe_scratch_enter_exit(3, 1);
     arena.scope(|s| black_box(*bumpdown_probe_scope_alloc_u64(s, 1)));
     let vm = bumpdown::VmArena::new(1 << 20);
     black_box(bumpdown_probe_vm_alloc_u64(&vm, 1));

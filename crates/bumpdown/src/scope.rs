@@ -96,6 +96,21 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
     arena: &'env Arena<MIN_ALIGN, A>,
     f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R,
 ) -> R {
+    // SAFETY: the caller's contract.
+    unsafe { run_scope_telling(arena, f).0 }
+}
+
+/// [`run_scope`], also telling whether the scope's exit took its fast path: `true` when
+/// the arena's epoch did not move while `f` ran, so it neither gained nor gave back
+/// memory (`scratch` then has nothing to trim).
+///
+/// # Safety
+/// Nothing else allocates from `arena`, rewinds or resets it until this returns.
+#[inline(always)]
+pub(crate) unsafe fn run_scope_telling<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
+    arena: &'env Arena<MIN_ALIGN, A>,
+    f: impl for<'s> FnOnce(&mut Scope<'s, 'env, MIN_ALIGN, A>) -> R,
+) -> (R, bool) {
     let mut scope = Scope::enter(arena);
     // Only for unwinding: the normal way out is `leave`, below. The guard holds nothing
     // that changes while `f` runs, so the scope's `ptr` can live in a register with no
@@ -103,8 +118,8 @@ unsafe fn run_scope<'env, const MIN_ALIGN: usize, A: BackingAllocator, R>(
     let unwind = Unwind { arena, entry: scope.entry };
     let result = f(&mut scope);
     core::mem::forget(unwind);
-    scope.leave();
-    result
+    let fast = scope.leave();
+    (result, fast)
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
@@ -324,6 +339,7 @@ fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
     /// Ends the scope after its closure returned: returns the arena to the entry position.
+    /// `true` if it took the usual case below.
     ///
     /// The usual case (no chunk switch, out-of-band block or checkpoint since entry: the
     /// epoch did not move) works from the handle's own `top`, which the compiler keeps
@@ -331,17 +347,19 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
     /// `sync_to_arena` followed by `Arena::exit_scope`, without the round trip of `top`
     /// through memory.
     #[inline(always)]
-    fn leave(self) {
+    fn leave(self) -> bool {
         let arena = self.arena;
         if !crate::poison::ACTIVE && arena.epoch() == self.entry.epoch {
             arena.mark_high_at(self.ptr.get().addr());
             arena.ptr.set(self.entry.ptr);
+            true
         } else {
             self.sync_to_arena();
             // SAFETY: the closure has returned, so none of the scope's allocations is in
             // use (they cannot outlive `'s`); the arena was exclusively the scope's, so it
             // only moved forward from `entry`, and its `top` is now up to date.
-            unsafe { arena.exit_scope_slow(self.entry) }
+            unsafe { arena.exit_scope_slow(self.entry) };
+            false
         }
     }
 }

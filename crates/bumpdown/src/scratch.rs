@@ -15,7 +15,7 @@ use std::boxed::Box;
 use std::vec::Vec;
 
 use crate::arena::Arena;
-use crate::scope::Scope;
+use crate::scope::{run_scope_telling, Scope};
 
 /// What each depth's scratch arena keeps between calls, at most: 1 MiB. Memory beyond
 /// that (a one-off large temporary) goes back to the allocator when the call returns.
@@ -25,19 +25,21 @@ pub const SCRATCH_RETAIN: usize = 1 << 20;
 /// from then on takes the own-arena path. Far above any real depth.
 const RETIRED: usize = usize::MAX / 2;
 
+/// The `depth` of a thread that has not called `scratch` yet: its first call takes the
+/// slow entry, which registers [`Cleanup`], so that no later exit has to check for it.
+/// Below [`RETIRED`], far above any real depth.
+const FRESH: usize = usize::MAX / 4;
+
 /// The arenas of one thread, one per nesting depth.
 ///
 /// Nothing in it needs dropping, so its `thread_local!` has no destructor, and reaching
 /// it is an address, with no check of whether it is alive (it always is, until the
 /// thread is gone). The arenas are freed by [`Cleanup`], a second thread-local whose
-/// destructor is registered the first time the thread's arenas hold memory.
+/// destructor is registered by the thread's first `scratch` call.
 struct Scratch {
-    /// How many `scratch` calls are running on this thread, or [`RETIRED`].
+    /// How many `scratch` calls are running on this thread, [`FRESH`] before the first,
+    /// or [`RETIRED`].
     depth: Cell<usize>,
-    /// A call whose arena holds more than this many bytes (headers included) when it
-    /// returns takes the slow exit (`leave_slow`): 0 until [`Cleanup`] is registered,
-    /// then [`SCRATCH_RETAIN`].
-    bound: Cell<usize>,
     // INVARIANT: the arena of depth `d` (`first` for 0, `more[d - 1]` above) is used only
     // by the `scratch` call running at depth `d`. The pointers in `more` come from
     // `Box::into_raw`. Every arena is freed only by `retire`, after which `depth` stays
@@ -64,8 +66,7 @@ impl Drop for Cleanup {
 std::thread_local! {
     static SCRATCH: Scratch = const {
         Scratch {
-            depth: Cell::new(0),
-            bound: Cell::new(0),
+            depth: Cell::new(FRESH),
             first: UnsafeCell::new(ManuallyDrop::new(Arena::new())),
             more: UnsafeCell::new(ManuallyDrop::new(Vec::new())),
         }
@@ -97,65 +98,77 @@ std::thread_local! {
 pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     // One call of `f`, on either path, so that the compiler inlines it here and keeps
     // the scope's bump pointer in a register. `SCRATCH` has no destructor, so `with`
-    // is its address; the guard is built here, in registers, not moved out of a closure.
+    // is its address.
     let scratch = SCRATCH.with(|scratch| scratch as *const Scratch);
-    // SAFETY: the thread's `Scratch`, alive until the thread is gone (see `Leave::scratch`).
-    let leave = unsafe { (*scratch).enter() };
-    // SAFETY: `arena` is this call's alone until `leave` drops: a depth's arena is used
+    // SAFETY: the thread's `Scratch`: it has no destructor and lives as long as the
+    // thread. (Its arenas are freed by `retire`, at thread exit, after every call on the
+    // thread has returned; a call made after that gets an arena of its own.)
+    let scratch = unsafe { &*scratch };
+    // The guard is one pointer, which the scope keeps in a register anyway; its drop
+    // runs only when `f` unwinds.
+    let leave = Leave { arena: scratch.enter() };
+    // SAFETY: `arena` is this call's alone until `leave` is done: a depth's arena is used
     // only by the call running at that depth (see `Scratch`), and an own arena by no one
     // else. It stays valid until then (depth arenas are freed only by `retire`, which
     // cannot run while this call runs, and an own arena by `leave` itself).
-    let arena = unsafe { &mut *leave.arena };
-    arena.scope(f)
+    let (result, unchanged) = unsafe { run_scope_telling(&*leave.arena, f) };
+    let arena = ManuallyDrop::new(leave).arena;
+    if unchanged && arena == scratch.first.get().cast::<Arena>() {
+        // Depth 0, and the arena gained no memory (its epoch did not move: a new chunk
+        // or an out-of-band block moves it), so there is nothing to trim.
+        scratch.depth.set(0);
+    } else {
+        // SAFETY: the scope has ended, and `arena` is the call's.
+        unsafe { leave_slow(arena) }
+    }
+    result
 }
 
 impl Scratch {
-    /// Enters the next depth: its arena and the guard that leaves it.
+    /// Enters the next depth and returns its arena; once the thread's arenas are gone, a
+    /// new arena of the call's own.
     #[inline(always)]
-    fn enter(&self) -> Leave {
-        let depth = self.depth.get();
-        if depth != 0 {
+    fn enter(&self) -> *mut Arena {
+        if self.depth.get() != 0 {
             return self.enter_above();
         }
         self.depth.set(1);
         // `ManuallyDrop` is `repr(transparent)`: a pointer to it is one to the arena.
-        Leave { scratch: self, depth, arena: self.first.get().cast::<Arena>() }
+        self.first.get().cast::<Arena>()
     }
 
-    /// Enters a depth above 0 (its arena made on first use), or, once the thread's
-    /// arenas are gone, gives the call an arena of its own.
+    /// `enter` at a depth above 0 (the arena made on first use), on the thread's first
+    /// call (which registers [`Cleanup`]), or once the thread's arenas are gone (an own
+    /// arena, from `Box::into_raw`; `depth` stays [`RETIRED`]).
     #[cold]
     #[inline(never)]
-    fn enter_above(&self) -> Leave {
-        let depth = self.depth.get();
+    fn enter_above(&self) -> *mut Arena {
+        let mut depth = self.depth.get();
         if depth >= RETIRED {
-            let arena = Box::into_raw(Box::new(Arena::new()));
-            return Leave { scratch: core::ptr::null(), depth: 0, arena };
+            return Box::into_raw(Box::new(Arena::new()));
+        }
+        if depth == FRESH {
+            // The first access registers the destructor. It fails only while the
+            // thread's thread-locals are being destroyed and `Cleanup` already has been:
+            // then `retire` has run, and `depth` is `RETIRED`, not `FRESH`.
+            let _ = CLEANUP.try_with(|_| ());
+            depth = 0;
+        }
+        self.depth.set(depth + 1);
+        if depth == 0 {
+            return self.first.get().cast::<Arena>();
         }
         // SAFETY: the vector is only touched here and in `retire`, never while a
         // reference into it is alive (callers keep only the raw pointers it holds).
         let more = unsafe { &mut *self.more.get() };
-        let arena = match more.get(depth - 1) {
+        match more.get(depth - 1) {
             Some(&arena) => arena,
             None => {
-                self.register_cleanup();
                 let arena = Box::into_raw(Box::new(Arena::new()));
                 more.push(arena);
                 arena
             }
-        };
-        self.depth.set(depth + 1);
-        Leave { scratch: self, depth, arena }
-    }
-
-    /// Makes sure [`Cleanup`] runs at thread exit, and lets calls skip the slow exit
-    /// until an arena outgrows [`SCRATCH_RETAIN`].
-    fn register_cleanup(&self) {
-        // The first access registers the destructor. It fails only while the thread's
-        // thread-locals are being destroyed and `Cleanup` already has been: then
-        // `retire` has run, and no call gets here (`depth` is `RETIRED`).
-        let _ = CLEANUP.try_with(|_| ());
-        self.bound.set(SCRATCH_RETAIN);
+        }
     }
 
     /// Frees every arena of the thread; calls made afterwards get arenas of their own.
@@ -165,6 +178,7 @@ impl Scratch {
     /// `retire` (which left `depth` at `RETIRED`, so there is none).
     unsafe fn retire(&self) {
         if self.depth.replace(RETIRED) != 0 {
+            // Never `FRESH`: `Cleanup` is registered by the first call, which leaves 0.
             return;
         }
         // SAFETY: no call is running, so nothing uses the arenas or the vector; `depth`
@@ -181,58 +195,45 @@ impl Scratch {
     }
 }
 
-/// Ends a `scratch` call, also when unwinding: leaves a depth of the thread's arenas
-/// (trims its arena, pops the depth), or frees the call's own arena. One plain struct,
-/// not an enum of the two: its fields stay in registers across the call.
+/// Ends a `scratch` call whose closure unwound (a call that returns is ended by
+/// `scratch` itself, without it).
 struct Leave {
-    /// The thread's `SCRATCH`, or null for a call with an arena of its own. A pointer,
-    /// not a reference: `with` lends the value only for its closure. It stays valid
-    /// while the call runs: `SCRATCH` has no destructor and lives as long as the thread.
-    /// (Its arenas are freed by `retire`, at thread exit, after every call on the thread
-    /// has returned; a call made after that gets an arena of its own.)
-    scratch: *const Scratch,
-    /// The depth this call entered (unused for an own arena).
-    depth: usize,
     /// The call's arena: the depth's, or its own (from `Box::into_raw`).
     arena: *mut Arena,
 }
 
 impl Drop for Leave {
-    #[inline(always)]
     fn drop(&mut self) {
-        if self.scratch.is_null() {
-            own_arena_done(self.arena);
-            return;
-        }
-        // SAFETY: valid while the call runs (see the field); only shared references to it
-        // exist, and its fields are `Cell`s.
-        let scratch = unsafe { &*self.scratch };
-        // SAFETY: the scope on this arena has ended (it was dropped before this guard),
-        // and no other call uses this depth's arena.
-        let arena = unsafe { &mut *self.arena };
-        if arena.allocated_bytes_including_metadata() > scratch.bound.get() {
-            leave_slow(scratch, arena);
-        }
-        scratch.depth.set(self.depth);
+        // SAFETY: the closure unwound, so its scope has ended (it was dropped before this
+        // guard); `arena` is the call's.
+        unsafe { leave_slow(self.arena) }
     }
 }
 
-/// The exit of a call whose arena holds memory for the first time on this thread (the
-/// thread's cleanup is registered), or more than it may keep (it is trimmed).
+/// Ends a call other than depth 0's usual exit: trims the depth's arena to
+/// [`SCRATCH_RETAIN`] and pops the depth, or frees an own arena. Which one follows from
+/// `depth`: it is [`RETIRED`] now exactly when it was when the call began (`retire`
+/// runs only when no call is running), that is when the call got an own arena.
+///
+/// # Safety
+/// `arena` is the one `enter` gave the call, and the call's scope has ended.
 #[cold]
 #[inline(never)]
-fn leave_slow(scratch: &Scratch, arena: &mut Arena) {
-    scratch.register_cleanup();
+unsafe fn leave_slow(arena: *mut Arena) {
+    let scratch = SCRATCH.with(|scratch| scratch as *const Scratch);
+    // SAFETY: the thread's `Scratch`, alive until the thread is gone; only shared
+    // references to it exist, and `depth` is a `Cell`.
+    let depth = unsafe { &(*scratch).depth };
+    if depth.get() >= RETIRED {
+        // SAFETY: an own arena (see above), from `Box::into_raw` in `enter_above`, freed
+        // once, here.
+        drop(unsafe { Box::from_raw(arena) });
+        return;
+    }
+    // SAFETY: the depth's arena, the call's alone, alive until `retire` (see `Scratch`).
+    let arena = unsafe { &mut *arena };
     if arena.allocated_bytes_including_metadata() > SCRATCH_RETAIN {
         arena.reset_with_limit(SCRATCH_RETAIN);
     }
-}
-
-/// Frees the arena of a call that had its own.
-#[cold]
-#[inline(never)]
-fn own_arena_done(arena: *mut Arena) {
-    // SAFETY: from `Box::into_raw` in `enter_above`, freed once, here; the scope on it has
-    // ended (it was dropped before the guard).
-    drop(unsafe { Box::from_raw(arena) });
+    depth.set(depth.get() - 1);
 }

@@ -263,6 +263,34 @@ fn scratch_trims_to_its_retention_bound() {
 }
 
 #[test]
+fn scratch_recovers_when_its_closure_panics() {
+    let address = || scratch(|s| s.alloc(0u64) as *const u64 as usize);
+    let first = address();
+    for inner in [false, true] {
+        let result = std::panic::catch_unwind(|| {
+            scratch(|outer| {
+                outer.alloc_slice_fill_copy(100, 1u8);
+                if inner {
+                    scratch(|s| {
+                        s.alloc_slice_fill_copy(scaled(4 << 20, 64 << 10), 2u8);
+                        panic!("inner");
+                    })
+                }
+                panic!("outer");
+            })
+        });
+        assert!(result.is_err());
+        // Back at depth 0: the same arena, at the same position.
+        assert_eq!(address(), first, "inner: {inner}");
+        // The depth-1 arena is still the one used at depth 1, and was trimmed.
+        scratch(|_| {
+            let held = scratch(|s| s.stats().held_bytes);
+            assert!(held <= bumpdown::SCRATCH_RETAIN, "{held} bytes held at depth 1");
+        });
+    }
+}
+
+#[test]
 fn scratch_threads_have_their_own_arenas() {
     let handles: Vec<_> = (0..4u64)
         .map(|t| {
