@@ -62,17 +62,26 @@ lane2() {
         MIRIFLAGS="$tb" cargo +nightly miri test -p bumpdown $(tests_flags "${lane2_tb[@]}")
 }
 
-start=$SECONDS
-lane1 >"$logs/lane1.log" 2>&1 &
+# Each lane notes its own duration at its end, so that the two can be balanced (the
+# second `wait` returns when both have ended).
+timed() {
+    local lane=$1 begin=$SECONDS status
+    "$lane"
+    status=$?
+    echo "$((SECONDS - begin))" >"$logs/$lane.seconds"
+    return $status
+}
+rm -f "$logs"/lane?.seconds
+timed lane1 >"$logs/lane1.log" 2>&1 &
 pid1=$!
-lane2 >"$logs/lane2.log" 2>&1 &
+timed lane2 >"$logs/lane2.log" 2>&1 &
 pid2=$!
 wait $pid1
 status1=$?
-echo "--- lane 1 (Stacked Borrows: ${lane1_sb[*]}; Tree Borrows: ${lane1_tb[*]}): exit $status1, $((SECONDS - start)) s"
+echo "--- lane 1 (Stacked Borrows: ${lane1_sb[*]}; Tree Borrows: ${lane1_tb[*]}): exit $status1, $(cat "$logs/lane1.seconds") s"
 cat "$logs/lane1.log"
 wait $pid2
 status2=$?
-echo "--- lane 2 (Stacked Borrows: the library and every other test file; Tree Borrows: ${lane2_tb[*]}): exit $status2, $((SECONDS - start)) s"
+echo "--- lane 2 (Stacked Borrows: the library and every other test file; Tree Borrows: ${lane2_tb[*]}): exit $status2, $(cat "$logs/lane2.seconds") s"
 cat "$logs/lane2.log"
 [ $status1 = 0 ] && [ $status2 = 0 ]

@@ -310,7 +310,8 @@ enum {
 int bd_reset(bd_arena *arena);
 
 /* Like bd_reset, but keeps regular chunks only up to `retain` bytes in total (headers
- * included) and frees the rest. A fixed arena's buffer always stays. */
+ * included) and frees the rest. The arena's bookkeeping block (in bd_stats's `held`) and a
+ * fixed arena's buffer always stay. */
 int bd_reset_with_limit(bd_arena *arena, size_t retain);
 
 /* A saved position of an arena. Plain bytes: copy it freely, but do not modify it. */

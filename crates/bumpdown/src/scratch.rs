@@ -233,7 +233,8 @@ unsafe fn leave_slow(arena: *mut Arena) {
     // SAFETY: the depth's arena, the call's alone, alive until `retire` (see `Scratch`).
     let arena = unsafe { &mut *arena };
     if arena.allocated_bytes_including_metadata() > SCRATCH_RETAIN {
-        arena.reset_with_limit(SCRATCH_RETAIN);
+        // The arena's bookkeeping block stays: the chunks get the rest.
+        arena.reset_with_limit(SCRATCH_RETAIN - <Arena>::BOOKKEEPING_BYTES);
     }
     depth.set(depth.get() - 1);
 }

@@ -669,13 +669,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 
     /// Like [`reset`](Arena::reset), but keeps regular chunks only up to `retain` bytes in
     /// total (headers included) and frees the rest, so a long-running loop neither calls
-    /// the backing allocator every iteration nor hoards a one-off peak.
+    /// the backing allocator every iteration nor hoards a one-off peak. The bookkeeping
+    /// block ([`BOOKKEEPING_BYTES`](Arena::BOOKKEEPING_BYTES)) stays until the arena is
+    /// dropped.
     ///
     /// ```
     /// let mut arena = bumpdown::Arena::new();
     /// arena.alloc_slice_fill_copy(200_000, 0u8);
     /// arena.reset_with_limit(0);
     /// assert_eq!(arena.allocated_bytes(), 0);
+    /// assert_eq!(arena.allocated_bytes_including_metadata(), bumpdown::Arena::<1>::BOOKKEEPING_BYTES);
     /// ```
     pub fn reset_with_limit(&mut self, retain: usize) {
         let Some(state) = self.state.get() else { return };
@@ -726,7 +729,9 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.with_state(|state| state.allocated_bytes()).unwrap_or(0)
     }
 
-    /// Bytes the arena holds from its backing allocator, chunk headers included.
+    /// Bytes the arena holds from its backing allocator: its chunks, headers included,
+    /// and its bookkeeping block ([`BOOKKEEPING_BYTES`](Arena::BOOKKEEPING_BYTES)) once
+    /// it has one.
     #[inline]
     pub fn allocated_bytes_including_metadata(&self) -> usize {
         self.state().map_or(0, |state| state.allocated_bytes_including_metadata())
