@@ -222,7 +222,8 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 }
             }
             Op::Checkpoint => {
-                let cp = arena.checkpoint();
+                // Fails only while the arena has no bookkeeping block and cannot get one.
+                let Ok(cp) = arena.try_checkpoint() else { continue };
                 let seq = w.model.tick();
                 w.cps.push(Cp { cp, seq, depth, valid: true, used: arena.stats().used, exact: true });
             }
@@ -372,7 +373,7 @@ fn run_guard<const M: usize>(
         }
         match op {
             Op::Checkpoint => {
-                let cp = g.checkpoint();
+                let Ok(cp) = g.try_checkpoint() else { continue };
                 let seq = w.model.tick();
                 w.cps.push(Cp { cp, seq, depth, valid: true, used: g.stats().used, exact: true });
             }

@@ -301,7 +301,10 @@ enum {
      * (errno EINVAL). Detected by a check word, not guaranteed. */
     BD_ERR_BAD_CHECKPOINT = 4,
     /* A bug in bumpdown was caught before it could unwind into C (errno EINVAL). */
-    BD_ERR_INTERNAL = 5
+    BD_ERR_INTERNAL = 5,
+    /* Memory for the operation could not be allocated (errno ENOMEM): a first
+     * bd_checkpoint_save on an arena that never allocated needs its bookkeeping block. */
+    BD_ERR_NOMEM = 6
 };
 
 /* Frees every allocation at once. Regular chunks are kept and refilled from the first
@@ -319,7 +322,8 @@ typedef struct bd_checkpoint {
     uint64_t opaque_[8];
 } bd_checkpoint;
 
-/* Saves the arena's position in *out. BD_OK, or BD_ERR_NULL (arena or out is NULL). */
+/* Saves the arena's position in *out. BD_OK, BD_ERR_NULL (arena or out is NULL), or
+ * BD_ERR_NOMEM (the arena never allocated, and its bookkeeping block could not be). */
 int bd_checkpoint_save(bd_arena *arena, bd_checkpoint *out);
 
 /* Frees everything allocated after the checkpoint `cp` was taken; what was allocated

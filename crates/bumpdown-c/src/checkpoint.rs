@@ -13,9 +13,11 @@
 use core::ffi::c_int;
 use core::mem::{align_of, size_of, MaybeUninit};
 
-use bumpdown::{Checkpoint, RewindError};
+use bumpdown::{AllocError, Checkpoint, RewindError};
 
-use crate::errors::{fail, guard, rewind_code, BD_ERR_BAD_CHECKPOINT, BD_ERR_INTERNAL, BD_OK};
+use crate::errors::{
+    alloc_errno, fail, guard, rewind_code, set_errno, BD_ERR_BAD_CHECKPOINT, BD_ERR_INTERNAL, BD_ERR_NOMEM, BD_OK,
+};
 
 /// A saved position of an arena, as C holds it (see `bumpdown.h`).
 #[repr(C)]
@@ -93,15 +95,24 @@ pub(crate) unsafe fn load(cp: *const bd_checkpoint) -> Option<Checkpoint> {
 }
 
 /// What `bd_checkpoint_save` and `bd_vm_checkpoint_save` do once their pointers are
-/// checked: store the arena's `checkpoint()` in `*out`.
+/// checked: store the arena's checkpoint in `*out` (`BD_ERR_NOMEM` if there is none).
 ///
 /// # Safety
 /// `out` is valid for writes of a `bd_checkpoint`.
-pub(crate) unsafe fn save(out: *mut bd_checkpoint, checkpoint: impl FnOnce() -> Checkpoint) -> c_int {
-    guard(BD_ERR_INTERNAL, || {
-        // SAFETY: `out` is valid for writes (the caller).
-        unsafe { store(out, checkpoint()) };
-        BD_OK
+pub(crate) unsafe fn save(
+    out: *mut bd_checkpoint,
+    checkpoint: impl FnOnce() -> Result<Checkpoint, AllocError>,
+) -> c_int {
+    guard(BD_ERR_INTERNAL, || match checkpoint() {
+        Ok(cp) => {
+            // SAFETY: `out` is valid for writes (the caller).
+            unsafe { store(out, cp) };
+            BD_OK
+        }
+        Err(err) => {
+            set_errno(alloc_errno(err));
+            BD_ERR_NOMEM
+        }
     })
 }
 

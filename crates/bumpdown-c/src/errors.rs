@@ -23,6 +23,8 @@ pub const BD_ERR_STALE_CHECKPOINT: c_int = 3;
 pub const BD_ERR_BAD_CHECKPOINT: c_int = 4;
 /// A bug in bumpdown was caught at the boundary.
 pub const BD_ERR_INTERNAL: c_int = 5;
+/// Memory for the operation could not be allocated (`errno` `ENOMEM`).
+pub const BD_ERR_NOMEM: c_int = 6;
 
 /// Sets the calling thread's `errno`.
 pub(crate) fn set_errno(code: c_int) {

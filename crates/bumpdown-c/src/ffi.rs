@@ -17,7 +17,8 @@ pub use crate::checkpoint::bd_checkpoint;
 pub use crate::handle::bd_arena;
 
 pub use crate::errors::{
-    BD_ERR_BAD_CHECKPOINT, BD_ERR_FOREIGN_CHECKPOINT, BD_ERR_INTERNAL, BD_ERR_NULL, BD_ERR_STALE_CHECKPOINT, BD_OK,
+    BD_ERR_BAD_CHECKPOINT, BD_ERR_FOREIGN_CHECKPOINT, BD_ERR_INTERNAL, BD_ERR_NOMEM, BD_ERR_NULL,
+    BD_ERR_STALE_CHECKPOINT, BD_OK,
 };
 
 /// Options of a growable arena (see `bumpdown.h`).
@@ -225,7 +226,7 @@ pub unsafe extern "C" fn bd_checkpoint_save(arena: *mut bd_arena, out: *mut bd_c
     // SAFETY: NULL or a live handle (the caller).
     let (Some(arena), false) = (unsafe { arena.as_ref() }, out.is_null()) else { return fail(BD_ERR_NULL) };
     // SAFETY: `out` is valid for writes (the caller).
-    unsafe { checkpoint::save(out, || arena.checkpoint()) }
+    unsafe { checkpoint::save(out, || arena.try_checkpoint()) }
 }
 
 /// Frees everything allocated after `*cp` was taken.

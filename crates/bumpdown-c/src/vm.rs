@@ -259,7 +259,7 @@ pub unsafe extern "C" fn bd_vm_checkpoint_save(arena: *mut bd_vm_arena, out: *mu
     // SAFETY: NULL or a live handle (the caller).
     let (Some(arena), false) = (unsafe { arena.as_ref() }, out.is_null()) else { return fail(BD_ERR_NULL) };
     // SAFETY: `out` is valid for writes (the caller).
-    unsafe { checkpoint::save(out, || arena.checkpoint()) }
+    unsafe { checkpoint::save(out, || Ok(arena.checkpoint())) }
 }
 
 /// Frees everything allocated after `*cp` was taken.

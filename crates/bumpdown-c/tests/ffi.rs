@@ -119,6 +119,14 @@ fn bad_input_gives_null_and_errno() {
         assert!(bd_alloc_slow(limited, 10_000, 8).is_null());
         assert_eq!(errno(), libc::ENOMEM);
         bd_arena_destroy(limited);
+
+        // A first checkpoint needs the arena's bookkeeping block: over the limit, an error.
+        let opts = bd_options { limit: 16, ..Default::default() };
+        let tiny = bd_arena_create_with(&opts);
+        assert!(!tiny.is_null());
+        assert_eq!(bd_checkpoint_save(tiny, cp.as_mut_ptr()), BD_ERR_NOMEM);
+        assert_eq!(errno(), libc::ENOMEM);
+        bd_arena_destroy(tiny);
         bd_arena_destroy(arena);
         bd_arena_destroy(null);
     }

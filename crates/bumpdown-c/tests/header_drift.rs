@@ -251,6 +251,7 @@ fn constants_agree() {
         ("BD_ERR_STALE_CHECKPOINT", BD_ERR_STALE_CHECKPOINT),
         ("BD_ERR_BAD_CHECKPOINT", BD_ERR_BAD_CHECKPOINT),
         ("BD_ERR_INTERNAL", BD_ERR_INTERNAL),
+        ("BD_ERR_NOMEM", BD_ERR_NOMEM),
     ] {
         assert_eq!(header_constant(&format!("{name} =")), value as usize, "{name}");
     }

@@ -4,6 +4,7 @@
 
 use crate::backing::BackingAllocator;
 use crate::checkpoint::{Checkpoint, RawCheckpoint, RewindError, ScopeEntry};
+use crate::error::AllocError;
 
 use super::{Arena, ArenaState};
 
@@ -13,10 +14,34 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     ///
     /// # Panics
     /// If the arena has never allocated and the backing allocator cannot give it the
-    /// block for its bookkeeping (a few hundred bytes).
+    /// block for its bookkeeping (a few hundred bytes); see
+    /// [`try_checkpoint`](Arena::try_checkpoint).
     #[track_caller]
     pub fn checkpoint(&self) -> Checkpoint {
         let state = self.state_or_panic();
+        self.checkpoint_in(state)
+    }
+
+    /// Like [`checkpoint`](Arena::checkpoint), returning an error instead of panicking
+    /// when the arena has never allocated and its bookkeeping block cannot be allocated.
+    ///
+    /// ```
+    /// let mut arena = bumpdown::Arena::new();
+    /// arena.set_allocation_limit(Some(0)); // not even the bookkeeping block fits
+    /// assert!(arena.try_checkpoint().is_err());
+    /// arena.set_allocation_limit(None);
+    /// let cp = arena.try_checkpoint().unwrap();
+    /// arena.alloc(1u8);
+    /// arena.rewind(cp);
+    /// assert_eq!(arena.stats().used, 0);
+    /// ```
+    pub fn try_checkpoint(&self) -> Result<Checkpoint, AllocError> {
+        let state = self.state_or_create()?;
+        Ok(self.checkpoint_in(state))
+    }
+
+    /// `checkpoint` once the arena has its state.
+    fn checkpoint_in(&self, state: &ArenaState<MIN_ALIGN, A>) -> Checkpoint {
         self.sync_to(state);
         // A scope that sees this checkpoint taken must mark it stale on exit: that is its
         // slow path, which a new epoch selects. The new epoch is also the serial.
