@@ -16,8 +16,8 @@
 # (Stacked Borrows over everything, one after the other, took 1,087 s, plus 351 s of Tree
 # Borrows, before Tree Borrows covered vm.rs and sync_lanes.rs); chunks.rs moved to lane 2.
 # With Tree Borrows over vm.rs and sync_lanes.rs (a quiet CI rehearsal, 2026-11-26):
-# lane 1 2,684 s, lane 2 1,710 s; in lane 1 Tree Borrows over sync_lanes.rs took about
-# ten minutes and over vm.rs about fourteen. Both tests were then cut down under Miri
+# lane 1 2,684 s, lane 2 1,710 s; in lane 1 Tree Borrows over sync_lanes.rs and over
+# vm.rs took roughly ten to fifteen minutes each. Both were then cut down under Miri
 # (two generations of threads; a 1 MiB reservation for the limit test), not yet timed.
 #
 #   scripts/miri.sh
