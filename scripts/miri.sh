@@ -4,21 +4,26 @@
 # directory, because cargo holds a target directory's lock while its tests run):
 #
 #   lane 1: Stacked Borrows over the heaviest concurrent tests and the scopes, then Tree
-#           Borrows over VmArena and SyncArena's lanes;
+#           Borrows over VmArena and SyncArena (its lanes, and sync.rs);
 #   lane 2: Stacked Borrows over the library's unit tests and every other test file,
 #           then Tree Borrows over the collections, failure paths, scopes, checkpoints
 #           and the fixed and buffer arenas.
 #
-# Every run uses strict provenance. A lane's output is printed when it ends; the script
-# fails when either lane failed. Used by .ci/run. On the two-core VM the lanes gain less
-# than two cores would give (the two Miri processes slow each other by about half): with
-# chunks.rs in lane 1, lane 2 ended about ten minutes before lane 1, which took 1,541 s
-# (Stacked Borrows over everything, one after the other, took 1,087 s, plus 351 s of Tree
-# Borrows, before Tree Borrows covered vm.rs and sync_lanes.rs); chunks.rs moved to lane 2.
-# With Tree Borrows over vm.rs and sync_lanes.rs (a quiet CI rehearsal, 2026-11-26):
-# lane 1 2,684 s, lane 2 1,710 s; in lane 1 Tree Borrows over sync_lanes.rs and over
-# vm.rs took roughly ten to fifteen minutes each. Both were then cut down under Miri
-# (two generations of threads; a 1 MiB reservation for the limit test), not yet timed.
+# Every run uses strict provenance. A lane's output is printed when it ends, each line
+# with the seconds since the lane began; the script fails when either lane failed. Used
+# by .ci/run. On the two-core VM the lanes gain less than two cores would give (the two
+# Miri processes slow each other). What a test file costs is mostly the bytes it fills
+# and checks one at a time, and under Tree Borrows the live references each write must
+# be checked against: `cfg(miri)` scales those down (see the tests; `common::
+# all_bytes_are` compares with `memcmp`, which Miri runs natively). With the cuts of
+# 2026-11-27, lane 1 spent about 65 s on scopes.rs, 90 s on sync.rs and 65 s on
+# sync_lanes.rs under Stacked Borrows, then 270 s on sync.rs and 300 s on sync_lanes.rs
+# under Tree Borrows (before them, the two lanes took 2,684 s and 1,710 s).
+#
+# Under Tree Borrows, `every_failure_leaves_the_vm_arena_consistent` is left to Stacked
+# Borrows: it took 220 s there alone (each byte it fills is checked against the tags of
+# every block it keeps), for operations that the other vm.rs tests run under Tree
+# Borrows too (limits hit, a full reservation, rewinds).
 #
 #   scripts/miri.sh
 set -uo pipefail
@@ -31,7 +36,7 @@ mkdir -p "$logs"
 # The test files of lane 1 (Stacked Borrows); lane 2 runs the library and all the others.
 lane1_sb=(sync sync_lanes scopes)
 # Tree Borrows: lane 1 over these; lane 2 over the set CI has run since Tree Borrows came in.
-lane1_tb=(vm sync_lanes)
+lane1_tb=(vm sync_lanes sync)
 lane2_tb=(collections collections_edit failure_injection panic_safety fuzz_regressions scopes checkpoints fixed buffered)
 
 tests_flags() {
@@ -56,7 +61,8 @@ lane1() {
     export CARGO_TARGET_DIR="$target/miri-lane1"
     # shellcheck disable=SC2046 # one word per flag
     MIRIFLAGS="$sb" cargo +nightly miri test -p bumpdown $(tests_flags "${lane1_sb[@]}") &&
-        MIRIFLAGS="$tb" cargo +nightly miri test -p bumpdown $(tests_flags "${lane1_tb[@]}")
+        MIRIFLAGS="$tb" cargo +nightly miri test -p bumpdown $(tests_flags "${lane1_tb[@]}") -- \
+            --skip every_failure_leaves_the_vm_arena_consistent
 }
 
 lane2() {
@@ -66,12 +72,13 @@ lane2() {
         MIRIFLAGS="$tb" cargo +nightly miri test -p bumpdown $(tests_flags "${lane2_tb[@]}")
 }
 
-# Each lane notes its own duration at its end, so that the two can be balanced (the
-# second `wait` returns when both have ended).
+# Each lane notes its own duration at its end, and every line of its output the seconds
+# since the lane began, so that the lanes can be balanced file by file (the second `wait`
+# returns when both have ended).
 timed() {
-    local lane=$1 begin=$SECONDS status
-    "$lane"
-    status=$?
+    local lane=$1 begin=$SECONDS status line
+    "$lane" 2>&1 | while IFS= read -r line; do printf '[%5ds] %s\n' "$((SECONDS - begin))" "$line"; done
+    status=${PIPESTATUS[0]}
     echo "$((SECONDS - begin))" >"$logs/$lane.seconds"
     return $status
 }

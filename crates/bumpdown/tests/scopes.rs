@@ -157,13 +157,13 @@ fn scopes_return_to_their_entry_chunk_after_chunk_switches() {
                     for _ in 0..scaled(40, 8) {
                         inner.alloc([1u8; 200]); // switches chunks on the way
                     }
-                    inner.alloc_slice_fill_copy(20_000, 2u8); // out of band
+                    inner.alloc_slice_fill_copy(scaled(20_000, 9_000), 2u8); // out of band (above 64 KiB / 8)
                 });
                 outer.scope(|inner| {
                     inner.alloc([3u8; 100]);
                 });
                 let b = outer.alloc_slice_fill_copy(3000, 4u8); // may switch chunks
-                assert!(a.iter().all(|&x| x == round as u8) && b.iter().all(|&x| x == 4));
+                assert!(common::all_bytes_are(a, round as u8) && common::all_bytes_are(b, 4));
             });
             assert_eq!(position(&arena), before, "round {round}");
             arena.check_invariants();

@@ -10,7 +10,7 @@ use std::sync::Barrier;
 
 /// Threads and allocations per thread: Miri runs the same program, smaller.
 const THREADS: usize = if cfg!(miri) { 3 } else { 4 };
-const PER_THREAD: usize = if cfg!(miri) { 300 } else { 200_000 };
+const PER_THREAD: usize = if cfg!(miri) { 200 } else { 200_000 };
 
 /// More threads than the arena has lanes (8), so that some share one.
 const MANY_THREADS: usize = if cfg!(miri) { 10 } else { 12 };
@@ -45,7 +45,7 @@ fn stress_on<'a>(
     });
     // Contents are checked after every thread has finished writing.
     for (block, byte) in &blocks {
-        assert!(block.iter().all(|x| x == byte), "a block was overwritten");
+        assert!(common::all_bytes_are(block, *byte), "a block was overwritten");
     }
     let mut ranges: Vec<(usize, usize)> = blocks
         .iter()
@@ -107,7 +107,7 @@ fn more_threads_than_lanes_refill_their_lanes_without_overlap() {
 fn reset_while_lanes_hold_windows_then_allocate_again() {
     // `TestAlloc` is not `Sync`; the held bytes and chunk count tell the same story.
     let mut arena = SyncArena::new();
-    let per_thread = if cfg!(miri) { 200 } else { 20_000 };
+    let per_thread = if cfg!(miri) { 100 } else { 20_000 };
     for round in 0..3u8 {
         let arena_ref = &arena;
         std::thread::scope(|s| {
@@ -116,7 +116,7 @@ fn reset_while_lanes_hold_windows_then_allocate_again() {
                     let byte = round.wrapping_mul(16).wrapping_add(t as u8);
                     let blocks: Vec<&mut [u8]> =
                         (0..per_thread).map(|i| arena_ref.alloc_slice_copy(&[byte; 40][..1 + (i + t) % 40])).collect();
-                    assert!(blocks.iter().all(|b| b.iter().all(|&x| x == byte)));
+                    assert!(blocks.iter().all(|b| common::all_bytes_are(b, byte)));
                 });
             }
         });
@@ -148,7 +148,7 @@ fn requests_larger_than_a_window_go_to_the_chunk() {
     let after = arena.alloc(0x22u8);
     assert_eq!((*small, *after), (0x11, 0x22));
     for (b, byte) in &blocks {
-        assert!(b.iter().all(|x| x == byte));
+        assert!(common::all_bytes_are(b, *byte));
     }
     let mut ranges: Vec<(usize, usize)> =
         blocks.iter().map(|(b, _)| (b.as_ptr().addr(), b.as_ptr().addr() + b.len())).collect();
@@ -224,7 +224,8 @@ fn allocations_outlive_the_local_handle_and_are_aligned() {
         let local: LocalArena<'_> = arena.local();
         kept = local.alloc(0xABCDu64);
         text = local.alloc_str("outlives the handle");
-        for _ in 0..10_000 {
+        // Past the first window (4 KiB) at least.
+        for _ in 0..scaled(10_000, 5_000) {
             local.alloc(1u8);
         }
         let wide = local.alloc_layout(Layout::from_size_align(64, 64).unwrap());
@@ -337,7 +338,7 @@ fn a_failed_window_refill_leaves_the_handle_usable_and_apart() {
     first.check_invariants();
     let (a, b) = (theirs.as_ptr().addr(), mine.as_ptr().addr());
     assert!(a + theirs.len() <= b || b + mine.len() <= a, "blocks overlap: {a:#x}+64 and {b:#x}+16");
-    assert!(theirs.iter().all(|&x| x == 2) && mine.iter().all(|&x| x == 3));
+    assert!(common::all_bytes_are(theirs, 2) && common::all_bytes_are(mine, 3));
 }
 
 /// Every face of `SyncArena` under failure injection: a program of allocations through
