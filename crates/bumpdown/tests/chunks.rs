@@ -180,7 +180,7 @@ fn scopes_at_a_chunk_boundary_do_not_thrash() {
     let calls = backing.calls();
     for _ in 0..scaled(10_000, 200) {
         arena.reset();
-        arena.alloc_slice_fill_copy(first_free, 1u8);
+        arena.alloc_layout(Layout::array::<u8>(first_free).unwrap());
         arena.alloc(2u64);
     }
     assert!(backing.calls() <= calls + 1, "{} backing calls", backing.calls() - calls);
@@ -299,7 +299,7 @@ fn with_capacity_sizes_the_first_chunk() {
     assert!(arena.chunk_capacity() >= 100_000);
     // The bookkeeping block and the chunk.
     assert_eq!(backing.allocs.get(), 2);
-    arena.alloc_slice_fill_copy(100_000, 0u8);
+    arena.alloc_layout(Layout::array::<u8>(100_000).unwrap());
     assert_eq!(backing.allocs.get(), 2, "the first chunk was not big enough");
     let failing = TestAlloc::failing_nth(1);
     let err = Arena::<1, &TestAlloc>::try_with_capacity_in(10, &failing).unwrap_err();

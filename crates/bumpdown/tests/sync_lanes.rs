@@ -104,7 +104,7 @@ fn claims_are_given_back_at_exit_and_taken_again() {
 #[test]
 fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
     let _serial = serial();
-    let steps = if cfg!(miri) { 700 } else { 20_000 };
+    let steps = if cfg!(miri) { 520 } else { 20_000 };
     let arena = SyncArena::new();
     // `claimed`: every holder has its lane; `checked`: the claimer has seen that, so a
     // holder may run on and exit (without it, a holder could finish before the claimer
@@ -119,7 +119,7 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
                     claimed.wait();
                     checked.wait();
                     // Several windows' worth (a window holds at most 8,176 `u64`s; under Miri, a
-                    // first window's 500 and part of a second).
+                    // first window's 496 and part of a second).
                     values.extend((1..steps).map(|i| arena.alloc(tag << 32 | i)));
                     (tag, values)
                 })
