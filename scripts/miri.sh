@@ -24,7 +24,9 @@
 # Then the fills of scopes.rs, vm.rs and chunks.rs that no test reads back became
 # `alloc_layout` (or one `write_bytes`), the sync_lanes.rs claim test kept fewer live
 # references, and Tree Borrows over failure injection and panic safety (200 s) moved
-# from lane 2 to lane 1.
+# from lane 2 to lane 1: lane 1 1,081 s, lane 2 967 s (this script alone, quiet). Lane
+# 1's largest items are now Tree Borrows over sync.rs (300 s) and sync_lanes.rs (280 s:
+# fewer claim steps saved little, so its cost is elsewhere, to be found).
 #
 # Under Tree Borrows, `every_failure_leaves_the_vm_arena_consistent` is left to Stacked
 # Borrows: it took 220 s there alone (each byte it fills is checked against the tags of
