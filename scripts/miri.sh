@@ -14,9 +14,9 @@
 # with the seconds since the lane began; the script fails when either lane failed. Used
 # by .ci/run. On the two-core VM the lanes gain less than two cores would give (the two
 # Miri processes slow each other). What a test file costs is mostly the bytes it fills
-# and checks one at a time, and under Tree Borrows the live references each write must
-# be checked against: `cfg(miri)` scales those down (see the tests; `common::
-# all_bytes_are` compares with `memcmp`, which Miri runs natively). With the cuts of
+# and checks one at a time, which Tree Borrows makes dearer still: `cfg(miri)` scales
+# those down (see the tests; `common::all_bytes_are` compares with `memcmp`, which Miri
+# runs natively). With the cuts of
 # 2026-11-27 (a CI rehearsal; before them, the two lanes took 2,684 s and 1,710 s), the
 # lanes took 1,047 s and 1,379 s, the slowest files under Tree Borrows being sync_lanes.rs
 # (300 s), sync.rs (270 s), scopes.rs (270 s), vm.rs (180 s) and failure_injection.rs
@@ -29,9 +29,9 @@
 # fewer claim steps saved little, so its cost is elsewhere, to be found).
 #
 # Under Tree Borrows, `every_failure_leaves_the_vm_arena_consistent` is left to Stacked
-# Borrows: it took 220 s there alone (each byte it fills is checked against the tags of
-# every block it keeps), for operations that the other vm.rs tests run under Tree
-# Borrows too (limits hit, a full reservation, rewinds).
+# Borrows: it took 220 s there alone (about 80 s under Stacked Borrows), for operations
+# that the other vm.rs tests run under Tree Borrows too (limits hit, a full reservation,
+# rewinds).
 #
 #   scripts/miri.sh
 set -uo pipefail
@@ -43,7 +43,7 @@ mkdir -p "$logs"
 
 # The test files of lane 1 (Stacked Borrows); lane 2 runs the library and all the others.
 lane1_sb=(sync sync_lanes scopes)
-# Tree Borrows: lane 1 over these; lane 2 over the set CI has run since Tree Borrows came in.
+# Tree Borrows: lane 1 over these, lane 2 over those (balanced by the lanes' stamped logs).
 lane1_tb=(vm sync_lanes sync failure_injection panic_safety)
 lane2_tb=(collections collections_edit fuzz_regressions scopes checkpoints fixed buffered)
 

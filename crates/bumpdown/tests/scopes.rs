@@ -10,7 +10,7 @@ use core::alloc::Layout;
 type TestArena<'a> = Arena<1, &'a TestAlloc>;
 
 /// The layout of a block of `len` bytes that the test never reads, allocated without a
-/// fill (under Miri a fill is a step per byte, and under Tree Borrows a new tag per byte).
+/// fill (under Miri a fill costs a step per byte).
 fn unread(len: usize) -> Layout {
     Layout::array::<u8>(len).unwrap()
 }

@@ -17,8 +17,8 @@ fn small() -> VmArena {
 }
 
 /// A block of `len` bytes of `byte`, written by one `write_bytes` (a `memset`, which Miri
-/// runs natively; `alloc_slice_fill_copy` costs it a step, and under Tree Borrows a tag,
-/// per byte). Natively it touches every byte just the same.
+/// runs natively, where `alloc_slice_fill_copy` costs it a step per byte). Natively it
+/// touches every byte just the same.
 #[allow(clippy::mut_from_ref)] // a fresh block of the arena, as its own methods hand out
 fn filled<const M: usize>(arena: &VmArena<M>, len: usize, byte: u8) -> &mut [u8] {
     let p = arena.alloc_layout(Layout::array::<u8>(len).unwrap());
@@ -151,9 +151,7 @@ fn exhausting_the_reservation_is_an_error_and_the_arena_stays_usable() {
 
 #[test]
 fn tiny_reservations_round_up_to_a_page_and_work() {
-    // Miri fills the whole reservation a byte at a time: one size above a page is enough.
-    let sizes: &[usize] = if cfg!(miri) { &[0, 1, 5_000] } else { &[0, 1, 4096, 20_000] };
-    for &bytes in sizes {
+    for bytes in [0, 1, 4096, 20_000] {
         let arena = VmArena::<1>::with_options(VmOptions::new(bytes).commit_batch(usize::MAX));
         assert!(arena.reserved() >= bytes.max(1) && arena.reserved() % 4096 == 0);
         let all = filled(&arena, arena.reserved(), 3);
@@ -482,8 +480,8 @@ fn background_populating_without_populating_is_off() {
 #[test]
 fn every_failure_leaves_the_vm_arena_consistent() {
     // Several commit batches' worth, so that the limit matters; Miri fills blocks a
-    // byte at a time (and under Tree Borrows each write visits every live block's tag),
-    // so its reservation is smaller: the first batch (64 KiB) and one more (128 KiB).
+    // byte at a time, so its reservation is smaller: the first batch (64 KiB) and one
+    // more (128 KiB).
     const RESERVED: usize = if cfg!(miri) { 192 * 1024 } else { 4 * MIB };
     let mut arena: VmArena = VmArena::with_options(VmOptions::new(RESERVED).populate(false));
     let mut rng = Rng(0x0BAD_CAFE_F00D);
