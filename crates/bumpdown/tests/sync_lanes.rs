@@ -94,6 +94,20 @@ fn claims_are_given_back_at_exit_and_taken_again() {
     assert_disjoint(ranges);
 }
 
+/// One step's block in the claim test: eight words, each `tag << 32 | step`.
+type Row = [u64; 8];
+
+/// Checks that every row still holds `tag << 32 | step` and returns the ranges.
+fn check_rows(tag: u64, rows: &[&mut Row]) -> Vec<(usize, usize)> {
+    rows.iter()
+        .enumerate()
+        .map(|(i, row)| {
+            assert_eq!(**row, [tag << 32 | i as u64; 8], "row {i} of thread {tag} overwritten");
+            (core::ptr::from_ref::<Row>(row).addr(), size_of::<Row>())
+        })
+        .collect()
+}
+
 /// A claim handed over between two live threads with nothing else between them: eight
 /// holders claim every lane and then fill windows (refills included) after their last
 /// meeting with a ninth thread, which waits, without allocating, until a holder's exit
@@ -101,27 +115,32 @@ fn claims_are_given_back_at_exit_and_taken_again() {
 /// claim's `Release` at the holder's exit and `Acquire` in the claimer order the
 /// holder's window headers and its last `top` before the claimer's reads (under Miri,
 /// with `Relaxed` there, the claimer's read of the header is a data race).
+///
+/// Each step allocates a row of eight words: the windows fill with an eighth of the
+/// references a `u64` a step would keep alive, which is what Tree Borrows' cost grows
+/// with (every access to a chunk walks the tags of the blocks live in it).
 #[test]
 fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
     let _serial = serial();
-    let steps = if cfg!(miri) { 520 } else { 20_000 };
+    // Several windows' worth (a window holds at most 1,022 rows; under Miri, a first
+    // window's 62 and part of a second).
+    let steps = if cfg!(miri) { 70 } else { 2_500 };
     let arena = SyncArena::new();
+    let row = |tag: u64, i: u64| arena.alloc([tag << 32 | i; 8]);
     // `claimed`: every holder has its lane; `checked`: the claimer has seen that, so a
     // holder may run on and exit (without it, a holder could finish before the claimer
     // looks, on a loaded machine).
     let (claimed, checked) = (Barrier::new(LANES + 1), Barrier::new(LANES + 1));
-    let (holders, (tag, lane, values)) = std::thread::scope(|s| {
+    let (holders, (tag, lane, rows)) = std::thread::scope(|s| {
         let holders: Vec<_> = (0..LANES as u64)
             .map(|tag| {
-                let (arena, claimed, checked) = (&arena, &claimed, &checked);
+                let (row, claimed, checked) = (&row, &claimed, &checked);
                 s.spawn(move || {
-                    let mut values = vec![arena.alloc(tag << 32)];
+                    let mut rows = vec![row(tag, 0)];
                     claimed.wait();
                     checked.wait();
-                    // Several windows' worth (a window holds at most 8,176 `u64`s; under Miri, a
-                    // first window's 496 and part of a second).
-                    values.extend((1..steps).map(|i| arena.alloc(tag << 32 | i)));
-                    (tag, values)
+                    rows.extend((1..steps).map(|i| row(tag, i)));
+                    (tag, rows)
                 })
             })
             .collect();
@@ -133,18 +152,18 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
                 std::thread::yield_now();
             }
             let tag = LANES as u64;
-            let mut values = vec![arena.alloc(tag << 32)];
+            let mut rows = vec![row(tag, 0)];
             let lane = SyncArena::debug_thread_lane();
-            values.extend((1..steps).map(|i| arena.alloc(tag << 32 | i)));
-            (tag, lane, values)
+            rows.extend((1..steps).map(|i| row(tag, i)));
+            (tag, lane, rows)
         });
         let holders: Vec<_> = holders.into_iter().map(|h| h.join().unwrap()).collect();
         (holders, claimer.join().unwrap())
     });
     assert!(matches!(lane, Some((_, true))), "the ninth thread found no free lane: {lane:?}");
-    let mut ranges = check_values(tag, &values);
-    for (tag, values) in &holders {
-        ranges.extend(check_values(*tag, values));
+    let mut ranges = check_rows(tag, &rows);
+    for (tag, rows) in &holders {
+        ranges.extend(check_rows(*tag, rows));
     }
     assert_disjoint(ranges);
     arena.check_invariants();
