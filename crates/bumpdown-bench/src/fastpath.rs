@@ -110,6 +110,83 @@ mod bumpdown_scope {
     }
 }
 
+/// `BumpGlobal`'s probes: each call as a `Box` or `String` makes it when `BumpGlobal` is
+/// the `#[global_allocator]`, through `GlobalAlloc::alloc` on the `static` itself, as a
+/// program's allocations reach it (so its constant settings fold away; the handle the
+/// probes take, for the same signature as the others, is not read), then the value
+/// written or the bytes copied.
+/// Its windows are not populated, so that the probes fault in no memory of the bench's
+/// process; that setting is read only when a window is taken, off the fast path.
+// Handing out `&mut` to fresh blocks from `&BumpGlobal` is what an allocator does.
+#[allow(clippy::mut_from_ref)]
+mod bumpdown_global_probes {
+    use super::*;
+    use bumpdown_global::BumpGlobal;
+    use std::alloc::{handle_alloc_error, GlobalAlloc, Layout};
+
+    static GLOBAL: BumpGlobal = BumpGlobal::new().populate(false).huge_pages(false);
+
+    /// A block for `layout` (of non-zero size), or the allocation-error handler.
+    #[inline(always)]
+    fn block(layout: Layout) -> *mut u8 {
+        // SAFETY: every caller's layout has a non-zero size.
+        let p = unsafe { GLOBAL.alloc(layout) };
+        if p.is_null() {
+            handle_alloc_error(layout)
+        }
+        p
+    }
+
+    /// `Box::new(v)`, leaked.
+    #[inline(always)]
+    fn value<T>(_: &BumpGlobal, v: T) -> &mut T {
+        let p = block(Layout::new::<T>()).cast::<T>();
+        // SAFETY: a fresh block of `T`'s layout, ours alone, never freed.
+        unsafe {
+            p.write(v);
+            &mut *p
+        }
+    }
+
+    /// `Box::<[u8]>::from(v)`, leaked: an empty slice takes no block.
+    #[inline(always)]
+    fn copy<'a>(_: &'a BumpGlobal, v: &[u8]) -> &'a mut [u8] {
+        if v.is_empty() {
+            return &mut [];
+        }
+        // A slice's length never makes an array layout of bytes overflow.
+        let p = block(Layout::array::<u8>(v.len()).unwrap_or_else(|_| unreachable!()));
+        // SAFETY: a fresh block of `v.len()` bytes, ours alone, never freed; `v` is
+        // another allocation.
+        unsafe {
+            p.copy_from_nonoverlapping(v.as_ptr(), v.len());
+            core::slice::from_raw_parts_mut(p, v.len())
+        }
+    }
+
+    probe_fns!("global", g: &'a BumpGlobal, [
+        alloc_u8(v: u8) -> u8 = value(g, v);
+        alloc_u32(v: u32) -> u32 = value(g, v);
+        alloc_u64(v: u64) -> u64 = value(g, v);
+        alloc_u128(v: u128) -> u128 = value(g, v);
+        alloc_slice_copy_u8(v: &[u8]) -> [u8] = copy(g, v);
+        // SAFETY: the bytes of a `str`, copied: still UTF-8.
+        alloc_str(v: &str) -> str = unsafe { core::str::from_utf8_unchecked_mut(copy(g, v.as_bytes())) };
+    ]);
+
+    /// Calls every probe once and returns the column's name and the symbol names, in
+    /// [`CALLS`] order.
+    pub fn run() -> (&'static str, [Result<String, String>; 6]) {
+        black_box(alloc_u8(black_box(&GLOBAL), 1));
+        black_box(alloc_u32(black_box(&GLOBAL), 2));
+        black_box(alloc_u64(black_box(&GLOBAL), 3));
+        black_box(alloc_u128(black_box(&GLOBAL), 4));
+        black_box(alloc_slice_copy_u8(black_box(&GLOBAL), b"probe"));
+        black_box(alloc_str(black_box(&GLOBAL), "probe"));
+        (GLOBAL_COLUMN, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_global_{call}"))))
+    }
+}
+
 /// Defines the calls of one compilation of the C probes: the declarations of the
 /// symbols `$u8` .. `$copy` (see `tests/c/probe_fast_path.c` in `bumpdown-c`) and a
 /// `run` that calls each once on an arena from `$create`. The arena handle is opaque
@@ -185,6 +262,8 @@ c_probes!(
 
 /// Column of the scope handle's probes.
 pub const SCOPE: &str = "bumpdown Scope";
+/// Column of `BumpGlobal`'s probes.
+pub const GLOBAL_COLUMN: &str = "BumpGlobal";
 /// Column of the C API's `bd_alloc`, default header.
 pub const C_ALLOC: &str = "C bd_alloc";
 /// Column of `bd_alloc` with `BD_NO_NULL_CHECK` defined.
@@ -259,6 +338,7 @@ pub fn measure(run: &Run) -> FastPath {
         bumpdown_facade::run(),
         bumpdown_vm::run(),
         bumpdown_sync::run(),
+        bumpdown_global_probes::run(),
         stumpalo_arena::run(),
         bumpalo_bump::run(),
         bump_scope_bump::run(),
@@ -399,8 +479,12 @@ impl section::Section for FastPath {
             "fast_path",
             &[("scope", &SCOPE), ("facade", &<bumpdown_bumpalo::Bump as Contender>::NAME)],
         ));
-        c_columns_note(md, cx.c_probes);
         let names = columns(probes);
+        // Runs stored before the column existed render without its paragraph.
+        if names.contains(&GLOBAL_COLUMN) {
+            md.push_str(&prose("fast_path_global", &[("global", &GLOBAL_COLUMN)]));
+        }
+        c_columns_note(md, cx.c_probes);
         let cell = |p: &Probe| {
             let calls: String = p.callees.iter().map(|c| format!(" + `{c}`")).collect();
             let saves = if p.register_saves > 0 { format!(" (+{})", p.register_saves) } else { String::new() };
@@ -516,9 +600,9 @@ mod tests {
         let run = crate::progress::Run::hidden(vec![crate::progress::Planned { section: Phase::FastPath, secs: 1.0 }]);
         match measure(&run) {
             FastPath::Counted(probes) => {
-                // The contenders, the scope handle, the bumpalo facade and three C
-                // columns.
-                let expected = crate::contenders::names().len() + 5;
+                // The contenders, the scope handle, the bumpalo facade, `BumpGlobal`
+                // and three C columns.
+                let expected = crate::contenders::names().len() + 6;
                 assert_eq!(probes.len(), CALLS.len() * expected);
                 assert_eq!(columns(&probes).len(), expected);
                 for p in &probes {
