@@ -5,12 +5,18 @@
 # crashes, seconds, corpus inputs) and the coverage line, for docs/SAFETY.md.
 #
 #   scripts/fuzz-campaign.sh [executions-per-target] [target...]
+#   FUZZ_SECONDS=3600 scripts/fuzz-campaign.sh 10000000 arena   # at most an hour of it
 #
 # On demand, not in CI (ten million executions of every target take many hours on two
 # cores; CI runs scripts/fuzz.sh's short smoke). The minimised corpora stay in
 # <fuzz target dir>/campaign/<target>/ for the next campaign to start from; copy the few
 # worth keeping into fuzz/corpus/<target>/seed-* by hand. A crash stops nothing: the
 # table counts it, and libFuzzer leaves the input in fuzz/artifacts/<target>/.
+#
+# A slow target can be run in parts (FUZZ_SECONDS bounds each run): every run appends a
+# line to <fuzz target dir>/campaign/<target>.ledger (date, commit, executions, crashes,
+# seconds), and the table gives this run's executions and the ledger's total, each part
+# having started from the corpus the previous one left.
 # Needs nightly, cargo-fuzz (installed if missing) and llvm-tools (added if missing).
 set -euo pipefail
 
@@ -36,7 +42,8 @@ for target in "${targets[@]}"; do
     # -O -a: optimised, with debug assertions (the core's invariant checks).
     # shellcheck disable=SC2046 # the flags are words
     if ! cargo +nightly fuzz run -O -a $(flags_for "$target") "$target" "$corpus" "corpus/$target" -- \
-        -runs="$runs" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
+        -runs="$runs" ${FUZZ_SECONDS:+-max_total_time="$FUZZ_SECONDS"} \
+        -rss_limit_mb=2048 -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
         crashes=1
     fi
     seconds=$((SECONDS - start))
@@ -44,7 +51,11 @@ for target in "${targets[@]}"; do
     # shellcheck disable=SC2046
     cargo +nightly fuzz cmin -O -a $(flags_for "$target") "$target" "$corpus" >>"$log" 2>&1
     inputs=$(find "$corpus" -type f | wc -l)
-    rows+=("| $target | ${done_runs:-?} | $crashes | $seconds | $inputs |")
+    ledger="$campaign/$target.ledger"
+    echo "$(date -u +%F) $(git rev-parse --short HEAD) ${done_runs:-0} $crashes $seconds" >>"$ledger"
+    total=$(awk '{ n += $3 } END { print n }' "$ledger")
+    parts=$(wc -l <"$ledger")
+    rows+=("| $target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs |")
     tail -n 3 "$log"
 done
 
@@ -77,8 +88,8 @@ fi
 echo
 echo "Command: scripts/fuzz-campaign.sh $runs ${targets[*]}"
 echo
-echo "| target | executions | crashes | seconds | corpus inputs (minimised) |"
-echo "|---|---|---|---|---|"
+echo "| target | executions | executions, ledger total | crashes | seconds | corpus inputs (minimised) |"
+echo "|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 # llvm-cov counts only the code linked into the binaries: functions of the core that no
