@@ -67,6 +67,22 @@ fn legend(svg: &mut Svg, (x, y): (f64, f64), entries: &[(&str, &str)], size: f64
     }
 }
 
+/// Vertical grid lines at the `axis` ticks, from just above `top` down to `bottom`, each
+/// labelled `label(tick)` under the plot.
+pub fn x_grid(
+    svg: &mut Svg,
+    axis: &[f64],
+    x_of: impl Fn(f64) -> f64,
+    (top, bottom): (f64, f64),
+    label: fn(f64) -> String,
+) {
+    for &tick in axis {
+        let x = x_of(tick);
+        svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
+        svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &label(tick));
+    }
+}
+
 /// `colour` (`#rrggbb`) mixed halfway with white.
 pub fn pale(colour: &str) -> String {
     let channel = |i: usize| u8::from_str_radix(colour.get(i..i + 2).unwrap_or("80"), 16).unwrap_or(0x80);

@@ -44,6 +44,23 @@ macro_rules! probe_fns {
     )*};
 }
 
+/// Calls each probe of the module once through handle `$h`, so that each is really used.
+macro_rules! call_probes {
+    ($h:expr) => {
+        black_box(alloc_u8(black_box($h), 1));
+        black_box(alloc_u32(black_box($h), 2));
+        black_box(alloc_u64(black_box($h), 3));
+        black_box(alloc_u128(black_box($h), 4));
+        black_box(alloc_slice_copy_u8(black_box($h), b"probe"));
+        black_box(alloc_str(black_box($h), "probe"));
+    };
+}
+
+/// The symbol names of the probes exported with `key`, in [`CALLS`] order.
+fn symbols(key: &str) -> [Result<String, String>; 6] {
+    PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{key}_{call}")))
+}
+
 /// Defines the probes of one contender in a module of its own, named
 /// `bumpdown_bench_probe_<key>_<call>` in the binary.
 macro_rules! probes {
@@ -66,13 +83,8 @@ macro_rules! probes {
             /// symbol names, in [`CALLS`] order.
             pub fn run() -> (&'static str, [Result<String, String>; 6]) {
                 let arena = <Arena as Contender>::with_capacity(4096);
-                black_box(alloc_u8(black_box(&arena), 1));
-                black_box(alloc_u32(black_box(&arena), 2));
-                black_box(alloc_u64(black_box(&arena), 3));
-                black_box(alloc_u128(black_box(&arena), 4));
-                black_box(alloc_slice_copy_u8(black_box(&arena), b"probe"));
-                black_box(alloc_str(black_box(&arena), "probe"));
-                (<Arena as Contender>::NAME, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{}_{call}", $key))))
+                call_probes!(&arena);
+                (<Arena as Contender>::NAME, symbols($key))
             }
         }
     };
@@ -99,14 +111,9 @@ mod bumpdown_scope {
     pub fn run() -> (&'static str, [Result<String, String>; 6]) {
         let mut arena = bumpdown::Arena::with_capacity(4096);
         arena.scope(|s| {
-            black_box(alloc_u8(black_box(s), 1));
-            black_box(alloc_u32(black_box(s), 2));
-            black_box(alloc_u64(black_box(s), 3));
-            black_box(alloc_u128(black_box(s), 4));
-            black_box(alloc_slice_copy_u8(black_box(s), b"probe"));
-            black_box(alloc_str(black_box(s), "probe"));
+            call_probes!(s);
         });
-        (SCOPE, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_scope_{call}"))))
+        (SCOPE, symbols("scope"))
     }
 }
 
@@ -177,13 +184,8 @@ mod bumpdown_global_probes {
     /// Calls every probe once and returns the column's name and the symbol names, in
     /// [`CALLS`] order.
     pub fn run() -> (&'static str, [Result<String, String>; 6]) {
-        black_box(alloc_u8(black_box(&GLOBAL), 1));
-        black_box(alloc_u32(black_box(&GLOBAL), 2));
-        black_box(alloc_u64(black_box(&GLOBAL), 3));
-        black_box(alloc_u128(black_box(&GLOBAL), 4));
-        black_box(alloc_slice_copy_u8(black_box(&GLOBAL), b"probe"));
-        black_box(alloc_str(black_box(&GLOBAL), "probe"));
-        (GLOBAL_COLUMN, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_global_{call}"))))
+        call_probes!(&GLOBAL);
+        (GLOBAL_COLUMN, symbols("global"))
     }
 }
 

@@ -150,6 +150,11 @@ pub struct Measured<R, C> {
 }
 
 impl<R, C> Measured<R, C> {
+    /// Processes the table was measured in.
+    pub fn process_count(&self) -> usize {
+        self.stack_offsets.len()
+    }
+
     /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples;
     /// `cell` makes the table's cell of a key and its pooled figures.
     pub fn measure<K: DeserializeOwned + PartialEq>(
@@ -173,6 +178,15 @@ impl<R, C> Measured<R, C> {
         let cells = pool(raw, same_row).into_iter().map(|(k, pooled)| cell(k, pooled)).collect();
         let samples_per_process = options.effort.samples();
         Ok(Self { rows, cells, stack_offsets, clock_overheads, samples_per_process, elapsed: started.elapsed() })
+    }
+}
+
+/// Hand-made results for unit tests: one process, one sample per cell.
+#[cfg(test)]
+impl<R, C> Measured<R, C> {
+    pub(crate) fn one_process(rows: Vec<R>, cells: Vec<C>) -> Self {
+        let (stack_offsets, clock_overheads) = (vec![0], vec![20.0]);
+        Self { rows, cells, stack_offsets, clock_overheads, samples_per_process: 1, elapsed: Duration::ZERO }
     }
 }
 

@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED, REFERENCE};
+use crate::charts::{chart, colour_of, pale, x_grid, Chart, INK, MUTED, REFERENCE};
 use crate::harness::{self, relative_spread};
 use crate::heap;
 use crate::progress::{Phase, Run};
@@ -640,11 +640,7 @@ impl section::Section for RealUse {
         let phases = [("parse", grey.to_owned()), ("evaluate", pale(grey)), ("drop", pale(&pale(grey)))];
         let entries: Vec<(&str, &str)> = phases.iter().map(|(name, colour)| (*name, colour.as_str())).collect();
         let mut svg = chart(width, height, "Real use: parse, evaluate, drop a syntax tree", &how, &entries);
-        for tick in &axis {
-            let x = x_of(*tick);
-            svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
-            svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick}"));
-        }
+        x_grid(&mut svg, &axis, x_of, (top, bottom), |tick| format!("{tick}"));
         svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ms per run");
         for (i, w) in r.ways.iter().enumerate() {
             let y = top + group * i as f64 + gap / 2.0;

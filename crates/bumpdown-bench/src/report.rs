@@ -329,17 +329,8 @@ mod tests {
                 cells.push(CellResult { row: row.to_owned(), way: way.key.to_owned(), pooled });
             }
         }
-        ScopeResults {
-            rows: rows
-                .iter()
-                .map(|(name, table)| RowInfo { name: (*name).to_owned(), what: "x".to_owned(), table: *table })
-                .collect(),
-            cells,
-            stack_offsets: vec![0],
-            clock_overheads: vec![20.0],
-            samples_per_process: 1,
-            elapsed: std::time::Duration::ZERO,
-        }
+        let rows = rows.map(|(name, table)| RowInfo { name: name.to_owned(), what: "x".to_owned(), table });
+        ScopeResults::one_process(rows.into(), cells)
     }
 
     #[test]

@@ -427,7 +427,7 @@ pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
 impl section::Section for ScopeResults {
     fn markdown(&self, md: &mut String, cx: &Context) {
         let scopes = self;
-        let processes = scopes.stack_offsets.len();
+        let processes = scopes.process_count();
         md.push_str(&prose(
             "scopes",
             &[
@@ -488,7 +488,7 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     let mut lines = Vec::new();
     for row in &rows {
         let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(|c| Timed(&c.way, c))).collect();
-        lines.push(timed_row(&row.name, &cells, scopes.stack_offsets.len()).0);
+        lines.push(timed_row(&row.name, &cells, scopes.process_count()).0);
         if table == Table::Bumper {
             let stack = scopes.cell(&row.name, STACK_ARRAY).map(|c| c.median_ns).filter(|s| *s > 0.0);
             let ratio = |cell: &Option<Timed>| Some(format!("{:.2}x", cell.as_ref()?.1.median_ns / stack?));

@@ -28,7 +28,7 @@ use bumpdown::{ResetPolicy, VmArena, VmOptions};
 
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{chart, colour_of, pale, Chart, GRID, INK, MUTED};
+use crate::charts::{chart, colour_of, pale, x_grid, Chart, INK, MUTED};
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
 use crate::harness::relative_spread;
@@ -487,11 +487,7 @@ impl section::Section for Vec<Seed004Result> {
             "ns per allocation; pass 1 (cold, pale) grows the arena and faults pages in, pass 2 (warm, solid) reuses them";
         let mut svg = chart(width, height, &heading, how, &[("pass 1: cold", "#cbd5e1"), ("pass 2: warm", "#475569")]);
         let bottom = top + group * results.len() as f64;
-        for tick in &axis {
-            let x = x_of(*tick);
-            svg.line((x, top - 4.0), (x, bottom), GRID, 1.0, "");
-            svg.text((x, bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick}"));
-        }
+        x_grid(&mut svg, &axis, x_of, (top, bottom), |tick| format!("{tick}"));
         svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ns per allocation");
         for (i, r) in results.iter().enumerate() {
             let y0 = top + group * i as f64 + gap / 2.0;

@@ -17,7 +17,7 @@ use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{chart, colour_of, Chart, GRID, INK, MUTED, STRIPE};
+use crate::charts::{chart, colour_of, x_grid, Chart, GRID, INK, MUTED, STRIPE};
 use crate::cli::Options;
 use crate::contenders;
 use crate::harness::relative_spread;
@@ -71,12 +71,9 @@ pub type SpeedResults = procs::Measured<RowInfo, CellResult>;
 #[cfg(test)]
 impl SpeedResults {
     pub(crate) fn for_tests(rows: &[&str], cells: &[(&str, Form, &str, f64)]) -> Self {
-        SpeedResults {
-            rows: rows
-                .iter()
-                .map(|r| RowInfo { name: (*r).to_owned(), what: "x".to_owned(), unit: crate::rows::Unit::Alloc })
-                .collect(),
-            cells: cells
+        SpeedResults::one_process(
+            rows.iter().map(|r| RowInfo { name: (*r).to_owned(), what: "x".to_owned(), unit: Unit::Alloc }).collect(),
+            cells
                 .iter()
                 .map(|&(row, form, contender, median_ns)| CellResult {
                     row: row.to_owned(),
@@ -85,20 +82,11 @@ impl SpeedResults {
                     pooled: Pooled::single(median_ns),
                 })
                 .collect(),
-            stack_offsets: vec![0],
-            clock_overheads: vec![20.0],
-            samples_per_process: 1,
-            elapsed: std::time::Duration::ZERO,
-        }
+        )
     }
 }
 
 impl SpeedResults {
-    /// Processes the table was measured in.
-    pub fn process_count(&self) -> usize {
-        self.stack_offsets.len()
-    }
-
     /// The cell for `row`, `form`, `contender`.
     pub fn cell(&self, row: &str, form: Form, contender: &str) -> Option<&CellResult> {
         self.cells.iter().find(|c| c.row == row && c.form == form && c.contender == contender)
@@ -371,11 +359,7 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     for (i, _) in groups.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
         svg.rect(0.0, top + group_height * i as f64, width, group_height, STRIPE);
     }
-    for tick in &axis {
-        let x = x_of(*tick);
-        svg.line((x, top - 4.0), (x, plot_bottom), GRID, 1.0, "");
-        svg.text((x, plot_bottom + 16.0), 11.0, Anchor::Middle, MUTED, &format!("{tick:.1}x"));
-    }
+    x_grid(&mut svg, &axis, x_of, (top, plot_bottom), |tick| format!("{tick:.1}x"));
     for (i, (name, ratios, emphasis)) in groups.iter().enumerate() {
         let y0 = top + group_height * i as f64 + gap / 2.0;
         let label_y = y0 + bar * names.len() as f64 / 2.0 + 4.0;
