@@ -88,19 +88,19 @@ mod tests {
 
     /// What growing one string to `target` bytes by `piece`-byte `push_str`s cost.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub struct Growth {
+    struct Growth {
         /// Capacity changes.
-        pub grows: usize,
+        grows: usize,
         /// Of those, how many moved the buffer to a fresh block (the others moved it down
         /// over its own old block, in place).
-        pub moves: usize,
+        moves: usize,
         /// Bytes copied by all grows: each grow copies the old capacity (both crates pass
         /// the old layout to their `grow`, which copies `old.size()` bytes).
-        pub copied: usize,
+        copied: usize,
         /// The final capacity.
-        pub capacity: usize,
+        capacity: usize,
         /// The arena's `allocated_bytes()` afterwards (chunk sizes, headers excluded).
-        pub allocated: usize,
+        allocated: usize,
     }
 
     /// Builds the string in a fresh arena and counts from the capacity changes: memcpy
@@ -130,26 +130,18 @@ mod tests {
         (grows, moves, copied, cap)
     }
 
-    /// bumpdown's `collections::String`.
-    pub fn growth_bumpdown(target: usize, piece: &str) -> Growth {
-        let arena = bumpdown::Arena::new();
-        let mut s = bumpdown::collections::String::new_in(&arena);
-        let (grows, moves, copied, capacity) = grow_string(target, piece, |p| {
-            s.push_str(p);
-            (s.capacity(), s.as_ptr())
-        });
-        Growth { grows, moves, copied, capacity, allocated: arena.allocated_bytes() }
-    }
-
-    /// bumpalo's `collections::String`.
-    pub fn growth_bumpalo(target: usize, piece: &str) -> Growth {
-        let bump = bumpalo::Bump::new();
-        let mut s = bumpalo::collections::String::new_in(&bump);
-        let (grows, moves, copied, capacity) = grow_string(target, piece, |p| {
-            s.push_str(p);
-            (s.capacity(), s.as_ptr())
-        });
-        Growth { grows, moves, copied, capacity, allocated: bump.allocated_bytes() }
+    /// Grows a `$string` (a `collections::String` type) in a new `$arena` to `target`
+    /// bytes by `piece`s.
+    macro_rules! growth {
+        ($arena:ty, $string:ty, $target:expr, $piece:expr) => {{
+            let arena = <$arena>::new();
+            let mut s = <$string>::new_in(&arena);
+            let (grows, moves, copied, capacity) = grow_string($target, $piece, |p| {
+                s.push_str(p);
+                (s.capacity(), s.as_ptr())
+            });
+            Growth { grows, moves, copied, capacity, allocated: arena.allocated_bytes() }
+        }};
     }
 
     #[test]
@@ -180,8 +172,8 @@ mod tests {
         const MIB: usize = 1 << 20;
         for piece_len in [1, 16] {
             let piece = crate::sources::text(piece_len);
-            let ours = growth_bumpdown(MIB, piece);
-            let theirs = growth_bumpalo(MIB, piece);
+            let ours = growth!(bumpdown::Arena, bumpdown::collections::String, MIB, piece);
+            let theirs = growth!(bumpalo::Bump, bumpalo::collections::String, MIB, piece);
             println!("{piece_len:>2}-byte pieces: bumpdown {ours:?}");
             println!("{piece_len:>2}-byte pieces: bumpalo  {theirs:?}");
             assert!(ours.capacity >= MIB && theirs.capacity >= MIB);

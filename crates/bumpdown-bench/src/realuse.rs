@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::charts::{chart, colour_of, pale, x_grid, Chart, INK, MUTED, REFERENCE};
+use crate::charts::{chart, pale, x_grid, Chart, INK, MUTED, REFERENCE};
 use crate::harness::{self, relative_spread};
 use crate::heap;
 use crate::progress::{Phase, Run};
@@ -572,17 +572,6 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
     Ok(RealUse { source_bytes: source.text.len(), statements: source.statements, nodes: source.nodes, runs, ways })
 }
 
-/// The colour of a real-use way: its crate's, grey for the heap.
-fn real_use_colour(way: &str) -> &'static str {
-    if way.starts_with("bumpdown") {
-        colour_of("bumpdown")
-    } else if way.starts_with("bumpalo") {
-        colour_of("bumpalo")
-    } else {
-        REFERENCE
-    }
-}
-
 impl section::Section for RealUse {
     fn markdown(&self, md: &mut String, cx: &Context) {
         let r = self;
@@ -645,7 +634,7 @@ impl section::Section for RealUse {
         for (i, w) in r.ways.iter().enumerate() {
             let y = top + group * i as f64 + gap / 2.0;
             svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, &w.name);
-            let colour = real_use_colour(&w.name);
+            let colour = crate::scopes::way_colour(&w.name);
             let shades = [colour.to_owned(), pale(colour), pale(&pale(colour))];
             let mut start = 0.0;
             for ((phase, ms), shade) in

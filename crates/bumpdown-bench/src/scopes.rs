@@ -500,9 +500,9 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
     timed_table(md, &titles, lines);
 }
 
-/// The colour of a scope-table way: its crate's column colour (bumpdown's scope
-/// handle its own), grey for the heap and the stack.
-fn way_colour(key: &str) -> &'static str {
+/// The colour of a scope-table way or a real-use way (`bumpalo::Bump`): its crate's
+/// column colour (bumpdown's scope handle its own), grey for the heap and the stack.
+pub fn way_colour(key: &str) -> &'static str {
     let column = if key == "bumpdown_scope" {
         contenders::InScope::NAME
     } else if key.contains("bumpdown") {
