@@ -238,19 +238,18 @@ fn clear_what(batch: usize) -> String {
 
 impl section::Section for FreshResults {
     fn markdown(&self, md: &mut String, _: &Context) {
-        let fresh = self;
         md.push_str(&prose(
             "fresh",
             &[
                 ("ops", &thousands(OPS)),
-                ("clear", &clear_what(fresh.clear_batch)),
-                ("processes", &fresh.processes),
-                ("samples", &fresh.samples),
+                ("clear", &clear_what(self.clear_batch)),
+                ("processes", &self.processes),
+                ("samples", &self.samples),
             ],
         ));
         let names = contenders::names();
         let rows = ROWS.iter().filter_map(|row| {
-            let cells: Vec<Option<f64>> = names.iter().map(|name| fresh.cell(row, name).map(|c| c.ns_per_op)).collect();
+            let cells: Vec<Option<f64>> = names.iter().map(|name| self.cell(row, name).map(|c| c.ns_per_op)).collect();
             let best = cells.iter().flatten().copied().reduce(f64::min)?.max(f64::MIN_POSITIVE);
             Some((
                 row.to_string(),

@@ -574,19 +574,18 @@ pub fn measure(runs: usize, run: &Run) -> Result<RealUse, String> {
 
 impl section::Section for RealUse {
     fn markdown(&self, md: &mut String, cx: &Context) {
-        let r = self;
         md.push_str(&prose(
             "real_use",
             &[
-                ("mib", &(r.source_bytes >> 20)),
-                ("statements", &thousands(r.statements)),
-                ("nodes", &thousands(r.nodes)),
-                ("runs", &r.runs),
+                ("mib", &(self.source_bytes >> 20)),
+                ("statements", &thousands(self.statements)),
+                ("nodes", &thousands(self.nodes)),
+                ("runs", &self.runs),
             ],
         ));
-        let fastest = r.ways.iter().map(|w| w.parse_ms + w.eval_ms + w.drop_ms).fold(f64::INFINITY, f64::min);
+        let fastest = self.ways.iter().map(|w| w.parse_ms + w.eval_ms + w.drop_ms).fold(f64::INFINITY, f64::min);
         let columns = ["parse ms", "evaluate ms", "drop ms", "total", "held (MiB)", "heap blocks"];
-        let lines = r.ways.iter().map(|w| {
+        let lines = self.ways.iter().map(|w| {
             let total = w.parse_ms + w.eval_ms + w.drop_ms;
             let ratio = total / fastest;
             let cells = [
@@ -609,21 +608,20 @@ impl section::Section for RealUse {
         if self.ways.is_empty() {
             return;
         }
-        let r = self;
         let (label_width, plot_w, bar, gap, top) = (150.0, 560.0, 22.0, 14.0, 84.0);
         let group = bar + gap;
-        let bottom = top + group * r.ways.len() as f64;
+        let bottom = top + group * self.ways.len() as f64;
         let (width, height) = (label_width + plot_w + 200.0, bottom + 50.0);
         let total = |w: &WayResult| w.parse_ms + w.eval_ms + w.drop_ms;
-        let largest = r.ways.iter().map(total).fold(0.0, f64::max);
+        let largest = self.ways.iter().map(total).fold(0.0, f64::max);
         let axis = ticks(largest, 6);
         let max = *axis.last().unwrap_or(&1.0);
         let x_of = |ms: f64| label_width + plot_w * ms / max;
 
         let how = format!(
             "median ms of {} runs, {} nodes; each bar is parse (solid), evaluate (pale) and drop (palest); shorter is better",
-            r.runs,
-            thousands(r.nodes)
+            self.runs,
+            thousands(self.nodes)
         );
         let grey = REFERENCE;
         let phases = [("parse", grey.to_owned()), ("evaluate", pale(grey)), ("drop", pale(&pale(grey)))];
@@ -631,7 +629,7 @@ impl section::Section for RealUse {
         let mut svg = chart(width, height, "Real use: parse, evaluate, drop a syntax tree", &how, &entries);
         x_grid(&mut svg, &axis, x_of, (top, bottom), |tick| format!("{tick}"));
         svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ms per run");
-        for (i, w) in r.ways.iter().enumerate() {
+        for (i, w) in self.ways.iter().enumerate() {
             let y = top + group * i as f64 + gap / 2.0;
             svg.text((label_width - 10.0, y + bar / 2.0 + 4.0), 12.0, Anchor::End, INK, &w.name);
             let colour = crate::scopes::way_colour(&w.name);

@@ -183,18 +183,16 @@ impl section::Section for Vec<ResetResult> {
 
 impl section::Section for ResetCosts {
     fn markdown(&self, md: &mut String, _: &Context) {
-        let costs = self;
         md.push_str(&prose(
             "reset_cost",
-            &[("piece", &COST_PIECE), ("chunk_kib", &(SMALL_CHUNK >> 10)), ("clock", &ns(costs.clock_ns))],
+            &[("piece", &COST_PIECE), ("chunk_kib", &(SMALL_CHUNK >> 10)), ("clock", &ns(self.clock_ns))],
         ));
-        let names: Vec<&str> = costs.columns.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<&str> = self.columns.iter().map(|c| c.name.as_str()).collect();
         let rows = CHUNK_COUNTS.iter().enumerate().map(|(i, &chunks)| {
             let label = format!("{:.1} KiB ({chunks} small chunks)", fill_bytes(chunks) as f64 / 1024.0);
             (
                 label,
-                costs
-                    .columns
+                self.columns
                     .iter()
                     .map(|c| c.rows.get(i).map(|(blocks, t)| format!("{} ({blocks})", ns(*t))))
                     .collect(),

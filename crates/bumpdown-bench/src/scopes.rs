@@ -426,16 +426,15 @@ pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
 
 impl section::Section for ScopeResults {
     fn markdown(&self, md: &mut String, cx: &Context) {
-        let scopes = self;
-        let processes = scopes.process_count();
+        let processes = self.process_count();
         md.push_str(&prose(
             "scopes",
             &[
-                ("samples", &(processes * scopes.samples_per_process)),
+                ("samples", &(processes * self.samples_per_process)),
                 ("processes", &processes),
-                ("per_process", &scopes.samples_per_process),
-                ("offsets", &format!("{:?}", scopes.stack_offsets)),
-                ("secs", &format!("{:.0}", scopes.elapsed.as_secs_f64())),
+                ("per_process", &self.samples_per_process),
+                ("offsets", &format!("{:?}", self.stack_offsets)),
+                ("secs", &format!("{:.0}", self.elapsed.as_secs_f64())),
                 ("loop_iters", &thousands(LOOP_ITERS)),
                 ("per_scope", &sk::PER_SCOPE),
                 ("enter_iters", &thousands(ENTER_ITERS)),
@@ -443,7 +442,7 @@ impl section::Section for ScopeResults {
                 ("bumper_iters", &thousands(BUMPER_ITERS)),
             ],
         ));
-        if scopes.rows.iter().any(|row| row.table == Table::Collections) {
+        if self.rows.iter().any(|row| row.table == Table::Collections) {
             md.push_str(&prose(
                 "scopes_collections",
                 &[
@@ -454,10 +453,10 @@ impl section::Section for ScopeResults {
             ));
         }
         for table in Table::ALL {
-            scope_table(md, scopes, table);
+            scope_table(md, self, table);
         }
         let _ = writeln!(md, "![scopes: each way's ratio to the row's fastest]({}scopes.svg)\n", cx.images);
-        let rows = scopes.rows.iter().map(|row| (row.name.as_str(), row.what.as_str(), row.table.unit()));
+        let rows = self.rows.iter().map(|row| (row.name.as_str(), row.what.as_str(), row.table.unit()));
         what_each_row(md, "What each row does", rows);
     }
 

@@ -472,12 +472,11 @@ impl section::Section for Vec<Seed004Result> {
         if self.is_empty() {
             return;
         }
-        let results = self;
         let (label_width, plot_w, bar, gap, top) = (170.0, 560.0, 12.0, 12.0, 80.0);
         let group = bar * 2.0 + gap;
-        let height = top + group * results.len() as f64 + 50.0;
+        let height = top + group * self.len() as f64 + 50.0;
         let width = label_width + plot_w + 90.0;
-        let largest = results.iter().flat_map(|r| [r.cold.ns, r.warm.ns]).fold(0.0, f64::max);
+        let largest = self.iter().flat_map(|r| [r.cold.ns, r.warm.ns]).fold(0.0, f64::max);
         let axis = ticks(largest, 6);
         let max = *axis.last().unwrap_or(&1.0);
         let x_of = |ns: f64| label_width + plot_w * ns / max;
@@ -486,10 +485,10 @@ impl section::Section for Vec<Seed004Result> {
         let how =
             "ns per allocation; pass 1 (cold, pale) grows the arena and faults pages in, pass 2 (warm, solid) reuses them";
         let mut svg = chart(width, height, &heading, how, &[("pass 1: cold", "#cbd5e1"), ("pass 2: warm", "#475569")]);
-        let bottom = top + group * results.len() as f64;
+        let bottom = top + group * self.len() as f64;
         x_grid(&mut svg, &axis, x_of, (top, bottom), |tick| format!("{tick}"));
         svg.text((label_width + plot_w / 2.0, bottom + 36.0), 11.0, Anchor::Middle, MUTED, "ns per allocation");
-        for (i, r) in results.iter().enumerate() {
+        for (i, r) in self.iter().enumerate() {
             let y0 = top + group * i as f64 + gap / 2.0;
             svg.text((label_width - 10.0, y0 + bar + 4.0), 12.0, Anchor::End, INK, &r.name);
             let colour = colour_of(&r.name);

@@ -136,49 +136,47 @@ impl section::Section for SpeedResults {
             cx.image(md, "size-struct.svg");
             return;
         }
-        let speed = self;
-        let processes = speed.process_count();
+        let processes = self.process_count();
         md.push_str(&prose(
             "speed",
             &[
-                ("samples", &(processes * speed.samples_per_process)),
+                ("samples", &(processes * self.samples_per_process)),
                 ("processes", &processes),
-                ("per_process", &speed.samples_per_process),
-                ("clock", &ns(speed.clock_overheads.iter().copied().fold(0.0, f64::max))),
-                ("offsets", &format!("{:?}", speed.stack_offsets)),
-                ("secs", &format!("{:.0}", speed.elapsed.as_secs_f64())),
+                ("per_process", &self.samples_per_process),
+                ("clock", &ns(self.clock_overheads.iter().copied().fold(0.0, f64::max))),
+                ("offsets", &format!("{:?}", self.stack_offsets)),
+                ("secs", &format!("{:.0}", self.elapsed.as_secs_f64())),
             ],
         ));
         for form in Form::ALL {
-            speed_table(md, speed, form);
+            speed_table(md, self, form);
             let file = if form == Form::Local { "speed-local.svg" } else { "speed-ref.svg" };
             let _ = writeln!(md, "Chart: [{file}]({file}).\n");
         }
-        let rows = speed.rows.iter().map(|row| (row.name.as_str(), row.what.as_str(), row.unit.describe()));
+        let rows = self.rows.iter().map(|row| (row.name.as_str(), row.what.as_str(), row.unit.describe()));
         what_each_row(md, "What each row allocates", rows);
     }
 
     fn charts(&self, charts: &mut Vec<Chart>) {
-        let speed = self;
         let summary: Vec<&str> =
-            SUMMARY_ROWS.into_iter().filter(|row| speed.rows.iter().any(|r| r.name == *row)).collect();
+            SUMMARY_ROWS.into_iter().filter(|row| self.rows.iter().any(|r| r.name == *row)).collect();
         if !summary.is_empty() {
             charts.push(Chart {
                 file: "speed-summary.svg",
                 title: "Speed, selected rows (stack-local arena)".to_owned(),
-                svg: ratio_chart(speed, Form::Local, &summary, "Speed: selected rows, stack-local arena", true),
+                svg: ratio_chart(self, Form::Local, &summary, "Speed: selected rows, stack-local arena", true),
             });
         }
         for (form, file, title) in [
             (Form::Local, "speed-local.svg", "Speed, every row, stack-local arena"),
             (Form::Ref, "speed-ref.svg", "Speed, every row, arena behind `&Arena`"),
         ] {
-            let rows: Vec<&str> = speed.rows.iter().map(|r| r.name.as_str()).collect();
+            let rows: Vec<&str> = self.rows.iter().map(|r| r.name.as_str()).collect();
             let heading = match form {
                 Form::Local => "Speed: stack-local arena (loop inlined)",
                 Form::Ref => "Speed: arena reached through a reference (#[inline(never)] function)",
             };
-            charts.push(Chart { file, title: title.to_owned(), svg: ratio_chart(speed, form, &rows, heading, false) });
+            charts.push(Chart { file, title: title.to_owned(), svg: ratio_chart(self, form, &rows, heading, false) });
         }
         for (prefix, file, title, x_label) in [
             (
@@ -189,7 +187,7 @@ impl section::Section for SpeedResults {
             ),
             ("alloc_str_", "size-str.svg", "`alloc_str`: ns per allocation by length", "string length (bytes)"),
         ] {
-            if let Some(svg) = size_chart(speed, prefix, &title.replace('`', ""), x_label) {
+            if let Some(svg) = size_chart(self, prefix, &title.replace('`', ""), x_label) {
                 charts.push(Chart { file, title: title.to_owned(), svg });
             }
         }

@@ -195,12 +195,11 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
 
 impl section::Section for Vec<ThreadCell> {
     fn markdown(&self, md: &mut String, _: &Context) {
-        let cells = self;
         md.push_str(&prose("threads", &[("per_thread", &thousands(PER_THREAD))]));
-        let names = distinct(cells.iter().map(|c| c.contender.as_str()));
+        let names = distinct(self.iter().map(|c| c.contender.as_str()));
         let header: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-        let rows = distinct(cells.iter().map(|c| (c.threads, c.mode))).into_iter().map(|(t, mode)| {
-            let row: Vec<&ThreadCell> = cells.iter().filter(|c| c.threads == t && c.mode == mode).collect();
+        let rows = distinct(self.iter().map(|c| (c.threads, c.mode))).into_iter().map(|(t, mode)| {
+            let row: Vec<&ThreadCell> = self.iter().filter(|c| c.threads == t && c.mode == mode).collect();
             let fastest = row.iter().map(|c| c.median_ns).fold(f64::INFINITY, f64::min);
             let cell = |c: &&ThreadCell| {
                 let (ratio, (lo, hi)) = (c.median_ns / fastest, c.range);
