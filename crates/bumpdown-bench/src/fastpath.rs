@@ -227,14 +227,9 @@ macro_rules! c_probes {
                     black_box($copy(black_box(arena), src.as_ptr(), src.len()));
                     $destroy(handle);
                 }
-                [
-                    Ok(stringify!($u8).to_owned()),
-                    Ok(stringify!($u32).to_owned()),
-                    Ok(stringify!($u64).to_owned()),
-                    Ok(stringify!($u128).to_owned()),
-                    Ok(stringify!($copy).to_owned()),
-                    Err(NO_C_STR.to_owned()),
-                ]
+                let names = [stringify!($u8), stringify!($u32), stringify!($u64), stringify!($u128), stringify!($copy)];
+                let mut symbols = names.map(|name| Ok(name.to_owned())).into_iter();
+                std::array::from_fn(|_| symbols.next().unwrap_or_else(|| Err(NO_C_STR.to_owned())))
             }
         }
     };

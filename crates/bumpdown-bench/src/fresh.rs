@@ -106,7 +106,7 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     for _ in 0..processes {
         run.step("processes on a mimalloc heap");
         let args = options.child_args(&["fresh"]);
-        let out = procs::run_self_with_env(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
+        let out = procs::run_self(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
         raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
     }

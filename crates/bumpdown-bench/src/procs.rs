@@ -53,7 +53,7 @@ fn run_children<K: DeserializeOwned>(
     (0..processes)
         .map(|index| {
             run.step(&format!("processes of {rows} rows"));
-            let output = run_self(&options.child_args(&[kind, &index.to_string()]), run)?;
+            let output = run_self(&options.child_args(&[kind, &index.to_string()]), &[], run)?;
             serde_json::from_str(&output).map_err(|e| format!("{kind} child {index}: cannot read its samples: {e}"))
         })
         .collect()
@@ -261,14 +261,10 @@ pub fn four_decimals(ns: f64) -> f64 {
     format!("{ns:.4}").parse().expect("a formatted f64 parses")
 }
 
-/// Runs this executable with `args` and returns what it printed on stdout. What it
-/// printed on stderr goes above the progress line, or into the error if it failed.
-pub fn run_self(args: &[String], run: &Run) -> Result<String, String> {
-    run_self_with_env(args, &[], run)
-}
-
-/// [`run_self`], with `env` added to the child's environment.
-pub fn run_self_with_env(args: &[String], env: &[(&str, &str)], run: &Run) -> Result<String, String> {
+/// Runs this executable with `args`, `env` added to its environment, and returns what it
+/// printed on stdout. What it printed on stderr goes above the progress line, or into
+/// the error if it failed.
+pub fn run_self(args: &[String], env: &[(&str, &str)], run: &Run) -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     let output = Command::new(&exe)
         .args(args)
