@@ -57,8 +57,11 @@ for target in "${targets[@]}"; do
     if [ "$runs" -gt 0 ]; then
         echo "$(date -u +%F) $(git rev-parse --short HEAD) ${done_runs:-0} $crashes $seconds" >>"$ledger"
     fi
-    total=$(awk '{ n += $3 } END { print n + 0 }' "$ledger" 2>/dev/null || echo 0)
-    parts=$(wc -l <"$ledger" 2>/dev/null || echo 0)
+    total=0 parts=0
+    if [ -f "$ledger" ]; then
+        total=$(awk '{ n += $3 } END { print n }' "$ledger")
+        parts=$(wc -l <"$ledger")
+    fi
     rows+=("| $target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs |")
     tail -n 3 "$log"
 done

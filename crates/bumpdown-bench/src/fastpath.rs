@@ -122,8 +122,9 @@ mod bumpdown_scope {
 /// program's allocations reach it (so its constant settings fold away; the handle the
 /// probes take, for the same signature as the others, is not read), then the value
 /// written or the bytes copied.
-/// Its windows are not populated, so that the probes fault in no memory of the bench's
-/// process; that setting is read only when a window is taken, off the fast path.
+/// Its windows are neither populated nor backed by huge pages, so that the probes fault
+/// in no memory of the bench's process; both settings are read only when a window is
+/// taken, off the fast path.
 // Handing out `&mut` to fresh blocks from `&BumpGlobal` is what an allocator does.
 #[allow(clippy::mut_from_ref)]
 mod bumpdown_global_probes {
@@ -147,6 +148,7 @@ mod bumpdown_global_probes {
     /// `Box::new(v)`, leaked.
     #[inline(always)]
     fn value<T>(_: &BumpGlobal, v: T) -> &mut T {
+        const { assert!(size_of::<T>() > 0, "`GlobalAlloc::alloc` takes no zero-size layout") };
         let p = block(Layout::new::<T>()).cast::<T>();
         // SAFETY: a fresh block of `T`'s layout, ours alone, never freed.
         unsafe {
@@ -227,9 +229,15 @@ macro_rules! c_probes {
                     black_box($copy(black_box(arena), src.as_ptr(), src.len()));
                     $destroy(handle);
                 }
-                let names = [stringify!($u8), stringify!($u32), stringify!($u64), stringify!($u128), stringify!($copy)];
-                let mut symbols = names.map(|name| Ok(name.to_owned())).into_iter();
-                std::array::from_fn(|_| symbols.next().unwrap_or_else(|| Err(NO_C_STR.to_owned())))
+                let symbol = |name: &str| Ok(name.to_owned());
+                [
+                    symbol(stringify!($u8)),
+                    symbol(stringify!($u32)),
+                    symbol(stringify!($u64)),
+                    symbol(stringify!($u128)),
+                    symbol(stringify!($copy)),
+                    Err(NO_C_STR.to_owned()),
+                ]
             }
         }
     };

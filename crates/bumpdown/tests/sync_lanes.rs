@@ -34,14 +34,19 @@ fn assert_disjoint(mut ranges: Vec<(usize, usize)>) {
     }
 }
 
-/// Checks that every value still holds `tag << 32 | step` and returns the ranges.
-fn check_values(tag: u64, values: &[&mut u64]) -> Vec<(usize, usize)> {
-    values
+/// Checks that block `i` of thread `tag` still holds `pattern(tag << 32 | i)` and returns
+/// the blocks' ranges.
+fn check_blocks<T: PartialEq + core::fmt::Debug>(
+    tag: u64,
+    blocks: &[&mut T],
+    pattern: impl Fn(u64) -> T,
+) -> Vec<(usize, usize)> {
+    blocks
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            assert_eq!(**v, tag << 32 | i as u64, "value {i} of thread {tag} overwritten");
-            (core::ptr::from_ref::<u64>(v).addr(), 8)
+        .map(|(i, block)| {
+            assert_eq!(**block, pattern(tag << 32 | i as u64), "block {i} of thread {tag} overwritten");
+            (core::ptr::from_ref::<T>(block).addr(), size_of::<T>())
         })
         .collect()
 }
@@ -90,23 +95,12 @@ fn claims_are_given_back_at_exit_and_taken_again() {
         kept.extend(threads.into_iter().map(|(tag, _, _, values)| (tag, values)));
         arena.check_invariants();
     }
-    let ranges = kept.iter().flat_map(|(tag, values)| check_values(*tag, values)).collect();
+    let ranges = kept.iter().flat_map(|(tag, values)| check_blocks(*tag, values, |v| v)).collect();
     assert_disjoint(ranges);
 }
 
 /// One step's block in the claim test: eight words, each `tag << 32 | step`.
 type Row = [u64; 8];
-
-/// Checks that every row still holds `tag << 32 | step` and returns the ranges.
-fn check_rows(tag: u64, rows: &[&mut Row]) -> Vec<(usize, usize)> {
-    rows.iter()
-        .enumerate()
-        .map(|(i, row)| {
-            assert_eq!(**row, [tag << 32 | i as u64; 8], "row {i} of thread {tag} overwritten");
-            (core::ptr::from_ref::<Row>(row).addr(), size_of::<Row>())
-        })
-        .collect()
-}
 
 /// A claim handed over between two live threads with nothing else between them: eight
 /// holders claim every lane and then fill windows (refills included) after their last
@@ -116,9 +110,10 @@ fn check_rows(tag: u64, rows: &[&mut Row]) -> Vec<(usize, usize)> {
 /// holder's window headers and its last `top` before the claimer's reads (under Miri,
 /// with `Relaxed` there, the claimer's read of the header is a data race).
 ///
-/// Each step allocates a row of eight words: the windows fill with an eighth of the
-/// references a `u64` a step would keep alive, which is what Tree Borrows' cost grows
-/// with (every access to a chunk walks the tags of the blocks live in it).
+/// Each step allocates a row of eight words, so the windows fill with an eighth of the
+/// blocks a `u64` a step makes: with a `u64` a step, Tree Borrows took 30 s or 160 s over
+/// this file by Miri's schedule alone (why is not known); with rows, 68 s under every
+/// schedule tried.
 #[test]
 fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
     let _serial = serial();
@@ -126,7 +121,7 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
     // window's 62 and part of a second).
     let steps = if cfg!(miri) { 70 } else { 2_500 };
     let arena = SyncArena::new();
-    let row = |tag: u64, i: u64| arena.alloc([tag << 32 | i; 8]);
+    let row = |tag: u64, i: u64| arena.alloc::<Row>([tag << 32 | i; 8]);
     // `claimed`: every holder has its lane; `checked`: the claimer has seen that, so a
     // holder may run on and exit (without it, a holder could finish before the claimer
     // looks, on a loaded machine).
@@ -161,9 +156,9 @@ fn a_claim_passes_to_a_running_thread_through_the_claims_alone() {
         (holders, claimer.join().unwrap())
     });
     assert!(matches!(lane, Some((_, true))), "the ninth thread found no free lane: {lane:?}");
-    let mut ranges = check_rows(tag, &rows);
+    let mut ranges = check_blocks(tag, &rows, |v| [v; 8]);
     for (tag, rows) in &holders {
-        ranges.extend(check_rows(*tag, rows));
+        ranges.extend(check_blocks(*tag, rows, |v| [v; 8]));
     }
     assert_disjoint(ranges);
     arena.check_invariants();
@@ -254,7 +249,7 @@ fn thread_local_destructors_allocate_before_and_after_the_claim_is_given_back() 
         }
         stop.store(true, Ordering::Relaxed);
         let values = neighbour.join().unwrap();
-        ranges.extend(check_values(7, &values));
+        ranges.extend(check_blocks(7, &values, |v| v));
     });
     assert_eq!(SyncArena::debug_claimed_lanes(), 0);
     let at_exit = AT_EXIT.lock().unwrap();
@@ -263,7 +258,7 @@ fn thread_local_destructors_allocate_before_and_after_the_claim_is_given_back() 
         let (lane, owned) = a.lane.expect("no lane after an allocation");
         // A destructor that allocated in an exclusive lane ran while the claim was held.
         assert!(!owned || a.claimed & 1 << lane != 0, "{a:?}");
-        ranges.extend(check_values(a.tag, &a.values));
+        ranges.extend(check_blocks(a.tag, &a.values, |v| v));
     }
     let owned = |tag: u64| at_exit[tag as usize - 1].lane.unwrap().1;
     assert_ne!(owned(1), owned(2), "both destructors on one side of the guard: {at_exit:?}");
