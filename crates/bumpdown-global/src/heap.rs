@@ -1,4 +1,4 @@
-//! A thread's heap: its two windows of the region and its free lists.
+//! A thread's heap: its three windows of the region (one per band of sizes) and its free lists.
 //!
 //! Blocks are bumped **upwards** inside a window, so the newest block can grow in place
 //! by moving the bump pointer. A thread touches only its own `Heap`, so nothing here is
@@ -9,8 +9,12 @@
 //! is an `unsafe impl Cursor` over the window's bump pointer and end (upward), and every
 //! block a window hands out, on the fast path and the slow one, is taken by the engine's
 //! `Engine::bump_layout`. A change to the engine's fast path so reaches `BumpGlobal` and
-//! the preloaded `malloc`. The slow path stays the heap's (it needs the free lists and the
-//! other windows), and so do freeing and resizing, which know each block's chunk size.
+//! the preloaded `malloc`. A window's newest block is freed, grown and shrunk by the
+//! engine's own methods too (`Cursor::free_newest`, `grow_newest_in_place`,
+//! `shrink_newest_in_place`), the ones every arena face uses. What is the heap's alone is
+//! the rest: the slow path (it needs the free lists and the other windows), the free lists
+//! for blocks that are not the newest, and the rules of when a block may change size in
+//! place (its class, see [`Heap::resize_in_place`]).
 //!
 //! A heap has three windows, one per *band* of chunk sizes: [`TINY`] chunks, chunks of at
 //! most [`SMALL_BAND`] bytes, and larger ones. A program's small blocks are mostly short
@@ -52,7 +56,7 @@
 use core::cell::Cell;
 use core::ptr::{self, NonNull};
 
-use bumpdown::bumping::{bump_up, CHUNK_ALIGN};
+use bumpdown::bumping::CHUNK_ALIGN;
 use bumpdown::engine::{Cursor, Engine};
 use bumpdown::AllocError;
 
@@ -154,11 +158,13 @@ struct Window {
     next: usize,
 }
 
-/// A window as the bump engine sees it while it takes one block: the window's bump
-/// pointer, borrowed as a `Cell` (the engine moves it through `&self`), and its end.
-/// Made from `&mut Window` ([`Window::bump`]), so `Window` and [`Heap`] hold no `Cell`.
+/// A window as the bump engine sees it while it takes, frees or resizes one block: the
+/// window's bump pointer and its `fresh` mark, borrowed as `Cell`s (the engine moves them
+/// through `&self`), and its end. Made from `&mut Window` ([`Window::cursor`]), so
+/// `Window` and [`Heap`] hold no `Cell`.
 struct WindowCursor<'w> {
     cur: &'w Cell<*mut u8>,
+    fresh: &'w Cell<usize>,
     end: usize,
 }
 
@@ -167,8 +173,11 @@ struct WindowCursor<'w> {
 // the empty window; `cur..end` is region memory of this heap alone, unused, readable and
 // writable, and `cur` is derived from the region's mapping, whose provenance covers every
 // window. The `&mut Window` it is made from keeps anything else from reaching the window
-// while it lives. `far_end` is the cursor (an empty used part, as `Cursor::far_end` allows
-// a face that frees its own blocks), so `far_end <= cursor`. The slow path only refuses.
+// while it lives. `far_end` is 0 (see its docs), so `far_end <= cursor`; the used part it
+// names is, for the engine, every block of the region that ends at or below the cursor,
+// all inside the region's mapping, which `cur`'s provenance covers. The engine moves the
+// cursor down only through `release_to`, over a newest block that the heap's caller gives
+// up. The slow path only refuses.
 unsafe impl Cursor for WindowCursor<'_> {
     /// 1, though the cursor is always a multiple of [`TINY`]: the chunk sizes keep it
     /// aligned, so the engine has nothing to round, and with 1 its rounding of a size
@@ -181,14 +190,18 @@ unsafe impl Cursor for WindowCursor<'_> {
         (self.cur.get(), self.end)
     }
 
-    /// The cursor: the heap frees and resizes a window's blocks itself (`Heap::free`,
-    /// `Heap::resize_in_place`), knowing their chunk sizes, so the engine never needs to
-    /// tell a window's newest block.
+    /// 0: a block that ends at the cursor is the window's newest, whichever window of
+    /// this heap bumped it (a window can take over the carve that follows another, see
+    /// `Heap::refill`, and `Heap::resize_in_place` asks every window). Its bytes up to the
+    /// cursor are contiguous and free once it is given up, so the engine's `is_newest`
+    /// is `p + len == cursor` here, as the heap's own test was. (The heap never asks the
+    /// engine about a block that is not its own live chunk.)
     #[inline(always)]
     fn far_end(&self) -> usize {
-        self.cur.get().addr()
+        0
     }
 
+    /// Moves the cursor up (a block taken or grown); `release_to` moves it down.
     #[inline(always)]
     unsafe fn set_cursor(&self, p: *mut u8) {
         debug_assert!(
@@ -197,6 +210,16 @@ unsafe impl Cursor for WindowCursor<'_> {
             self.cur.get(),
             self.end
         );
+        self.cur.set(p)
+    }
+
+    /// Gives the bytes from `p` to the cursor back (a freed or shrunk newest block). They
+    /// may have been written, so `fresh` (where never-written bytes start) rises to the
+    /// old cursor first.
+    #[inline(always)]
+    unsafe fn release_to(&self, p: *mut u8) {
+        debug_assert!(p.addr() <= self.cur.get().addr(), "release_to {p:p} above the cursor {:p}", self.cur.get());
+        self.fresh.set(self.fresh.get().max(self.cur.get().addr()));
         self.cur.set(p)
     }
 
@@ -219,7 +242,13 @@ impl Window {
     /// one subtraction and one comparison.
     #[inline(always)]
     fn bump(&mut self, csz: usize, align: usize) -> Option<*mut u8> {
-        WindowCursor { cur: Cell::from_mut(&mut self.cur), end: self.end }.bump_layout(csz, align)
+        self.cursor().bump_layout(csz, align)
+    }
+
+    /// The window as the engine sees it (see [`WindowCursor`]).
+    #[inline(always)]
+    fn cursor(&mut self) -> WindowCursor<'_> {
+        WindowCursor { cur: Cell::from_mut(&mut self.cur), fresh: Cell::from_mut(&mut self.fresh), end: self.end }
     }
 
     /// Hands out block `p` of `csz` bytes, zeroed when `ZERO`: only its part below `fresh`
@@ -237,28 +266,6 @@ impl Window {
             unsafe { p.write_bytes(0, dirty) };
         }
         p
-    }
-
-    /// Whether the newest block `p` could reach `len` bytes without moving: the window has
-    /// room for it from `p`.
-    #[inline(always)]
-    fn fits_from(&self, p: *mut u8, len: usize) -> bool {
-        // `p` starts the newest block, so `p <= cur` and all of `bump_up`'s preconditions
-        // hold for `p..end` as they do for `cur..end` (see `WindowCursor`).
-        bump_up(p.addr(), self.end, len, 1, TINY).is_some()
-    }
-
-    /// Whether chunk `p` of `len` bytes is this window's newest block.
-    #[inline(always)]
-    fn is_newest(&self, p: *mut u8, len: usize) -> bool {
-        p.addr() + len == self.cur.addr()
-    }
-
-    /// Gives newest block `p` back to the bump pointer.
-    #[inline(always)]
-    fn take_back(&mut self, p: *mut u8) {
-        self.fresh = self.fresh.max(self.cur.addr());
-        self.cur = p;
     }
 }
 
@@ -539,11 +546,11 @@ impl Heap {
     pub unsafe fn free(&mut self, p: *mut u8, csz: usize, mode: Mode) {
         // SAFETY: band(_) < 3.
         let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
-        if w.is_newest(p, csz) {
-            // p..cur is the freed block: the window may take it back (whichever window
-            // bumped it, the range is contiguous with this one's and no longer used).
-            w.take_back(p);
-        } else if mode == Mode::Recycle {
+        // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. The newest
+        // block of its band's window goes back to the bump pointer (whichever window
+        // bumped it, see `WindowCursor::far_end`).
+        let freed = unsafe { w.cursor().free_newest(NonNull::new_unchecked(p), csz) };
+        if !freed && mode == Mode::Recycle {
             // SAFETY: a recycled chunk is a whole class block; the caller gives it up.
             unsafe { self.push(p, class_of_chunk(csz)) };
         }
@@ -575,17 +582,25 @@ impl Heap {
         if new != old && mode == Mode::Recycle && self.free.get(class_of_chunk(new)).is_some_and(|h| !h.is_null()) {
             return false;
         }
-        let Some(i) = (0..self.windows.len()).find(|&i| self.windows[i].is_newest(p, old)) else {
+        // SAFETY: a live chunk is not null.
+        let block = unsafe { NonNull::new_unchecked(p) };
+        let Some(i) = (0..self.windows.len()).find(|&i| self.windows[i].cursor().is_newest(block, old)) else {
             return false;
         };
-        let w = &mut self.windows[i];
-        if new <= old {
-            w.fresh = w.fresh.max(w.cur.addr());
-        } else if !w.fits_from(p, new) && !self.extend(i, p, old, new, mode, phase) {
+        // The engine's resizing of a newest block, as for every arena face.
+        let resized = if new <= old {
+            // SAFETY: `p` is a live chunk of `old` bytes; when this succeeds the caller
+            // uses only its first `new` bytes.
+            unsafe { self.windows[i].cursor().shrink_newest_in_place(block, old, new) }
+        } else {
+            // SAFETY: as above, growing: when it succeeds the block stays at `p`, `new`
+            // bytes long. (After `extend` the engine asks again whether it is the newest.)
+            let grow = |heap: &mut Heap| unsafe { heap.windows[i].cursor().grow_newest_in_place(block, old, new, 1) };
+            grow(self).is_some() || (self.extend(i, new, mode, phase) && grow(self).is_some())
+        };
+        if !resized {
             return false;
         }
-        // SAFETY: p + new <= end (checked or shrinking): inside the window.
-        self.windows[i].cur = unsafe { p.add(new) };
         if new > old {
             shadow::undefined(p.wrapping_add(old), new - old);
         } else {
@@ -594,17 +609,16 @@ impl Heap {
         true
     }
 
-    /// Tries to extend window `i` so that its newest block `p` (of `old` bytes, ending at
-    /// `cur`) can reach `new` bytes: only succeeds when the next carved window is adjacent.
-    /// A non-adjacent window replaces the current one (whose tail is filed), ready for the
-    /// move that follows; `p` then no longer ends at `cur`.
+    /// Gets window `i` more room for its newest block to grow into, for a resize that did
+    /// not fit; false when the region has none. The block can then grow in place only
+    /// when the newly carved memory is adjacent (the window is extended); a non-adjacent
+    /// window replaces the current one (whose tail is filed), ready for the move that
+    /// follows, and the block is no longer the newest.
     #[cold]
-    fn extend(&mut self, i: usize, p: *mut u8, old: usize, new: usize, mode: Mode, phase: usize) -> bool {
-        // The region is set up (p is in it), so `init` is never called. Asking for `new`
-        // bytes makes a non-adjacent window big enough for the moved block.
+    fn extend(&mut self, i: usize, new: usize, mode: Mode, phase: usize) -> bool {
+        // The region is set up (the block is in it), so `init` is never called. Asking for
+        // `new` bytes makes a non-adjacent window big enough for the moved block.
         self.refill(i, new, mode, phase, &|| region::Options::new(0))
-            && self.windows[i].is_newest(p, old)
-            && self.windows[i].fits_from(p, new)
     }
 }
 

@@ -27,7 +27,9 @@
 //! # Faces outside this crate
 //! `bumpdown-global`'s per-thread windows (under `BumpGlobal` and the preloaded
 //! `malloc`) are a face too: each window is a `Cursor`, and its heap takes blocks
-//! through [`Engine::bump_layout`], so a change to the engine's fast path reaches them.
+//! through [`Engine::bump_layout`] and frees and resizes its newest block through
+//! [`Cursor::free_newest`], [`Cursor::grow_newest_in_place`] and
+//! [`Cursor::shrink_newest_in_place`], so a change to the engine reaches them.
 //! That is why this module, [`Cursor`] and [`Engine`] are `pub` but `#[doc(hidden)]`,
 //! like `bumping` and `os`: a surface for the sibling crates of this workspace, not a
 //! stable API (it may change in any release). The trait cannot be sealed, since the
@@ -75,10 +77,9 @@ pub unsafe trait Cursor {
     /// The used part's far end: a down face's chunk end, an up face's lowest block start.
     ///
     /// The engine reads it only to tell whether a block is the newest
-    /// ([`is_newest`](Cursor::is_newest)), so a face that frees and resizes its blocks
-    /// itself may return the cursor (an empty used part): no block then counts as the
-    /// newest, and the engine's resizing methods copy instead (`bumpdown-global`'s windows
-    /// do this; their heap knows each block's chunk size and frees it).
+    /// ([`is_newest`](Cursor::is_newest)): an up face's live block that starts at or above
+    /// it and ends at the cursor is. (`bumpdown-global`'s windows return 0: a block that
+    /// ends at a window's cursor is its newest whichever of the heap's windows bumped it.)
     fn far_end(&self) -> usize;
 
     /// The bump pointer.
@@ -153,14 +154,20 @@ pub unsafe trait Cursor {
 
     // ----- Provided: resizing the newest block ----------------------------------------
 
-    /// Whether `ptr..ptr + size` is the newest block.
+    /// Whether `ptr..ptr + size` is the newest block. Exact for a live block of this face
+    /// (every caller asks about one); for anything else the answer means nothing, but it
+    /// is still an answer (no overflow, no panic).
     #[inline]
     fn is_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
         let (addr, cursor, far) = (ptr.as_ptr().addr(), self.cursor().addr(), self.far_end());
         if Self::UP {
-            // A live block ends at or below the cursor, so no overflow for those;
-            // anything else fails the range check first.
-            far <= addr && addr <= cursor && size <= cursor - addr && round_up(addr + size, Self::MIN_ALIGN) == cursor
+            // A live block lies in memory, so `addr + size` is its end (no wrap). One of
+            // the current chunk's ends at or below the cursor, exactly at it when newest.
+            // One outside the chunk (an older chunk's, an out-of-band one) that starts at
+            // or above `far` starts at or past the chunk's end, so it ends past the cursor
+            // (such blocks are not zero-sized). Wrapping arithmetic keeps the test total.
+            let end = addr.wrapping_add(size).wrapping_add(Self::MIN_ALIGN - 1) & !(Self::MIN_ALIGN - 1);
+            far <= addr && end == cursor
         } else {
             // `cursor <= far_end`. A block starting at the cursor that is not from this
             // chunk (an out-of-band block that starts where the chunk ends) reaches past it.
@@ -219,29 +226,65 @@ pub unsafe trait Cursor {
         }
     }
 
-    /// Frees a block if it is the newest one (its space is reused at once) or an
-    /// out-of-band one (see `free_if_big`); otherwise its space comes back at the next
-    /// reset.
+    /// Gives the newest block back to the free range, if `ptr..ptr + size` is the newest
+    /// block; returns whether it was. The one place a freed block's space comes back:
+    /// [`dealloc_raw`](Cursor::dealloc_raw) and `bumpdown-global`'s heap both call it.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face of `size` bytes; when this returns `true` it is
+    /// not used again.
+    #[inline]
+    unsafe fn free_newest(&self, ptr: NonNull<u8>, size: usize) -> bool {
+        if !self.is_newest(ptr, size) {
+            return false;
+        }
+        let addr = if Self::UP {
+            ptr.as_ptr().addr()
+        } else {
+            // The block took `round_up(size, MIN_ALIGN)` bytes from the cursor, so its
+            // rounded end is at most the chunk's end.
+            round_up(ptr.as_ptr().addr() + size, Self::MIN_ALIGN)
+        };
+        // From the cursor, not from `ptr`: the caller's pointer may carry less than the
+        // whole chunk's provenance (a reborrow of the block alone), and the cursor must
+        // keep reaching the free range.
+        let p = self.cursor().with_addr(addr);
+        // SAFETY: the newest block, which the caller gives up; `p` is its far side, a
+        // multiple of MIN_ALIGN, derived from the cursor.
+        unsafe { self.release_to(p) };
+        true
+    }
+
+    /// Shrinks the newest block in place to `new_size <= old_size` bytes, giving its tail
+    /// back (an up face only: a down face's newest block starts at the cursor, so its
+    /// tail is not next to the free range); returns whether it did.
+    ///
+    /// # Safety
+    /// `ptr` is a live block of this face of `old_size` bytes; when this returns `true`
+    /// nothing past its first `new_size` bytes is used again.
+    #[inline]
+    unsafe fn shrink_newest_in_place(&self, ptr: NonNull<u8>, old_size: usize, new_size: usize) -> bool {
+        debug_assert!(new_size <= old_size);
+        if !Self::UP || !self.is_newest(ptr, old_size) {
+            return false;
+        }
+        let end = round_up(ptr.as_ptr().addr() + new_size, Self::MIN_ALIGN);
+        // SAFETY: the newest block, shrinking: `end` lies between the block's start and the
+        // cursor (rounded as the block's own end was), and the caller uses nothing past
+        // `new_size` bytes.
+        unsafe { self.release_to(self.cursor().with_addr(end)) };
+        true
+    }
+
+    /// Frees a block if it is the newest one (its space is reused at once,
+    /// [`free_newest`](Cursor::free_newest)) or an out-of-band one (see `free_if_big`);
+    /// otherwise its space comes back at the next reset.
     ///
     /// # Safety
     /// `ptr` is a live block of this face made with `layout`, never used again.
     unsafe fn dealloc_raw(&self, ptr: NonNull<u8>, layout: Layout) {
-        if self.is_newest(ptr, layout.size()) {
-            let addr = if Self::UP {
-                ptr.as_ptr().addr()
-            } else {
-                // The block took `round_up(size, MIN_ALIGN)` bytes from the cursor, so
-                // its rounded end is at most the chunk's end.
-                round_up(ptr.as_ptr().addr() + layout.size(), Self::MIN_ALIGN)
-            };
-            // From the cursor, not from `ptr`: the caller's pointer may carry less than
-            // the whole chunk's provenance (a reborrow of the block alone), and the cursor
-            // must keep reaching the free range.
-            let p = self.cursor().with_addr(addr);
-            // SAFETY: the newest block, which the caller gives up; `p` is its far side, a
-            // multiple of MIN_ALIGN, derived from the cursor.
-            unsafe { self.release_to(p) }
-        } else {
+        // SAFETY: forwarded from the caller.
+        if unsafe { !self.free_newest(ptr, layout.size()) } {
             // SAFETY: forwarded from the caller.
             unsafe { self.free_if_big(ptr) };
         }
@@ -289,14 +332,9 @@ pub unsafe trait Cursor {
             unsafe { ptr::copy_nonoverlapping(ptr.as_ptr(), fresh.as_ptr(), new.size()) };
             return Ok(fresh);
         }
-        // A down face's newest block starts at the cursor: its tail is not next to the
-        // free range, so it stays until the next reset.
-        if Self::UP && self.is_newest(ptr, old.size()) {
-            let end = round_up(ptr.as_ptr().addr() + new.size(), Self::MIN_ALIGN);
-            // SAFETY: the newest block, shrinking: `end` lies between the block's start
-            // and the cursor, and the caller uses nothing past `new.size()` bytes.
-            unsafe { self.release_to(self.cursor().with_addr(end)) };
-        }
+        // Otherwise (not the newest, or a down face) the tail stays until the next reset.
+        // SAFETY: forwarded from the caller.
+        unsafe { self.shrink_newest_in_place(ptr, old.size(), new.size()) };
         Ok(ptr)
     }
 }
