@@ -190,12 +190,13 @@ unsafe impl Cursor for WindowCursor<'_> {
         (self.cur.get(), self.end)
     }
 
-    /// 0: a block that ends at the cursor is the window's newest, whichever window of
-    /// this heap bumped it (a window can take over the carve that follows another, see
-    /// `Heap::refill`, and `Heap::resize_in_place` asks every window). Its bytes up to the
-    /// cursor are contiguous and free once it is given up, so the engine's `is_newest`
-    /// is `p + len == cursor` here, as the heap's own test was. (The heap never asks the
-    /// engine about a block that is not its own live chunk.)
+    /// 0: a live region chunk that ends at the cursor is the window's newest, whichever
+    /// window bumped it: another of this heap's (a window can take over the carve that
+    /// follows another, see `Heap::refill`, and `Heap::resize_in_place` asks every
+    /// window), or, for a block freed by another thread than the one that made it,
+    /// another heap's window carved just below this one. The chunk's bytes up to the
+    /// cursor are contiguous and free once it is given up, so the engine's `is_newest` is
+    /// `p + len == cursor` here. (The heap asks the engine only about live region chunks.)
     #[inline(always)]
     fn far_end(&self) -> usize {
         0

@@ -78,8 +78,8 @@ pub unsafe trait Cursor {
     ///
     /// The engine reads it only to tell whether a block is the newest
     /// ([`is_newest`](Cursor::is_newest)): an up face's live block that starts at or above
-    /// it and ends at the cursor is. (`bumpdown-global`'s windows return 0: a block that
-    /// ends at a window's cursor is its newest whichever of the heap's windows bumped it.)
+    /// it and ends at the cursor is. (`bumpdown-global`'s windows return 0: a region block
+    /// that ends at a window's cursor is its newest, whichever window bumped it.)
     fn far_end(&self) -> usize;
 
     /// The bump pointer.
