@@ -73,9 +73,11 @@
 //                 layouts), stamped into each face's inherent impl by `alloc_api!`; the
 //                 bodies are `Engine`'s provided methods
 // The faces (each an `unsafe impl Cursor` with its slow path):
-//   arena/        `Arena`: fields and invariants, chunk lists, slow path, reset, limits,
-//                 stats (mod.rs); checkpoints, rewind, scope entry and exit (rewind.rs);
-//                 the walk over the used part of each chunk (chunks.rs)
+//   arena/        `Arena`: the handle (bump pointers and the state's address), its
+//                 invariant, its `Cursor` impl and public methods (mod.rs); `ArenaState`:
+//                 chunk lists, slow path, reset, limits, stats (state.rs); checkpoints,
+//                 rewind, scope entry and exit (rewind.rs); the walk over the used part of
+//                 each chunk (chunks.rs)
 //   scope.rs      `Scope` (the closure's branded handle) and `ScopeGuard`
 //   fixed.rs      `FixedArena` over a caller's buffer (no allocator)
 //   buffered.rs   `BufferArena`: a caller's buffer first, then heap chunks
