@@ -269,6 +269,7 @@ impl<'s, 'env, const MIN_ALIGN: usize, A: BackingAllocator> Scope<'s, 'env, MIN_
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_, MIN_ALIGN, A> {
     const MIN_ALIGN: usize = MIN_ALIGN;
     const UP: bool = true;
+    const SLOW_COPIES: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
@@ -299,12 +300,17 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
     /// value, so that the handle's own address never escapes.
     #[inline(always)]
     fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let result = scope_slow(self.arena, self.ptr.get(), size, align);
-        // The arena holds the moved pointers (and the error); reading them from there
-        // keeps this handle's own address out of the call.
-        self.sync_from_arena();
-        let p = result.ok_or_else(|| self.arena.last_error())?;
-        Ok(Arena::<MIN_ALIGN, A>::landed(p, self.ptr.get(), size, align))
+        // SAFETY: null: no copy.
+        unsafe { self.slow_path(core::ptr::null(), size, align) }
+    }
+
+    /// The copy is made inside `scope_slow`, so that the fast path's side keeps no
+    /// register for `src` across the call.
+    #[inline(always)]
+    unsafe fn alloc_slow_copy(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        debug_assert!(!src.is_null());
+        // SAFETY: forwarded; `src` is readable memory, so not null.
+        unsafe { self.slow_path(src, size, align) }
     }
 
     /// Inlined for the same reason as `alloc_slow`.
@@ -322,19 +328,46 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
 
 /// The slow path of a scope: takes the scope's bump pointer by value and leaves the new
 /// pointers in the arena, so that the scope's own address never escapes (the compiler
-/// can then keep its `top` in a register).
+/// can then keep its `top` in a register). Copies the `size` bytes at `src` into the
+/// block unless `src` is null.
+///
+/// # Safety
+/// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
 #[cold]
 #[inline(never)]
-fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+unsafe fn scope_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     arena: &Arena<MIN_ALIGN, A>,
     ptr: *mut u8,
-    size: usize,
+    (src, size): (*const u8, usize),
     align: usize,
 ) -> Option<NonNull<u8>> {
     arena.ptr.set(ptr);
     // An `Option` comes back in one register; a `Result` would go through memory and
     // cost the caller's fast path a stack frame. The error stays in the arena's state.
-    arena.alloc_slow(size, align).ok()
+    if src.is_null() {
+        arena.alloc_slow(size, align).ok()
+    } else {
+        // SAFETY: forwarded.
+        unsafe { arena.alloc_slow_copy(src, size, align) }.ok()
+    }
+}
+
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {
+    /// `alloc_slow`, and with a non-null `src` also `alloc_slow_copy`: the call out of
+    /// line, then the arena's pointers read back into the handle.
+    ///
+    /// # Safety
+    /// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
+    #[inline(always)]
+    unsafe fn slow_path(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: forwarded.
+        let result = unsafe { scope_slow(self.arena, self.ptr.get(), (src, size), align) };
+        // The arena holds the moved pointers (and the error); reading them from there
+        // keeps this handle's own address out of the call.
+        self.sync_from_arena();
+        let p = result.ok_or_else(|| self.arena.last_error())?;
+        Ok(Arena::<MIN_ALIGN, A>::landed(p, self.ptr.get(), size, align))
+    }
 }
 
 impl<const MIN_ALIGN: usize, A: BackingAllocator> Scope<'_, '_, MIN_ALIGN, A> {

@@ -119,6 +119,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
 unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_ALIGN, A> {
     const MIN_ALIGN: usize = MIN_ALIGN;
     const UP: bool = true;
+    const SLOW_COPIES: bool = true;
 
     #[inline(always)]
     fn cursor_and_limit(&self) -> (*mut u8, usize) {
@@ -143,22 +144,17 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
     /// keep `ptr` in a register.
     #[inline(always)]
     fn alloc_slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let (block, state) = arena_slow(
-            self.state.get(),
-            self.alloc_ptr(),
-            self.settings.get(),
-            (self.ptr.get(), self.high_ptr.get()),
-            size,
-            align,
-        );
-        // No state: the block for it could not be allocated.
-        let state = state.ok_or_else(|| self.no_state_error())?;
-        self.state.set(Some(state));
-        // SAFETY: the arena's state (the invariant), not in use elsewhere.
-        let state = unsafe { state.as_ref() };
-        self.sync_from(state);
-        let p = block.ok_or_else(|| state.last_error.get())?;
-        Ok(Self::landed(p, self.ptr.get(), size, align))
+        // SAFETY: null: no copy.
+        unsafe { self.slow_path(ptr::null(), size, align) }
+    }
+
+    /// The copy is made inside `arena_slow`, so that the fast path's side keeps no
+    /// register for `src` across the call.
+    #[inline(always)]
+    unsafe fn alloc_slow_copy(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        debug_assert!(!src.is_null());
+        // SAFETY: forwarded; `src` is readable memory, so not null.
+        unsafe { self.slow_path(src, size, align) }
     }
 
     /// Inlined for the same reason as `alloc_slow`. The panic is in the callee, so that
@@ -197,26 +193,67 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
     }
 }
 
+impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
+    /// `alloc_slow`, and with a non-null `src` also `alloc_slow_copy`: the call out of line
+    /// (`arena_slow`, which copies the `size` bytes at `src` into the block when `src` is
+    /// not null), then the state's pointers copied back into the handle.
+    ///
+    /// # Safety
+    /// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
+    #[inline(always)]
+    unsafe fn slow_path(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        // SAFETY: forwarded.
+        let (block, state) = unsafe {
+            arena_slow(
+                self.state.get(),
+                self.alloc_ptr(),
+                self.settings.get(),
+                (self.ptr.get(), self.high_ptr.get()),
+                (src, size),
+                align,
+            )
+        };
+        // No state: the block for it could not be allocated.
+        let state = state.ok_or_else(|| self.no_state_error())?;
+        self.state.set(Some(state));
+        // SAFETY: the arena's state (the invariant), not in use elsewhere.
+        let state = unsafe { state.as_ref() };
+        self.sync_from(state);
+        let p = block.ok_or_else(|| state.last_error.get())?;
+        Ok(Self::landed(p, self.ptr.get(), size, align))
+    }
+}
+
 /// The slow path of an [`Arena`] (and of a scope, through it): makes the arena's state
 /// if it has none yet (with `settings`), hands it the bump pointer, and asks it for the
-/// block. Returns the block (`None`: the error is in the state's `last_error`) and the
-/// state (`None`: its own block could not be allocated).
+/// block, into which it copies the `size` bytes at `src` unless `src` is null. Returns
+/// the block (`None`: the error is in the state's `last_error`) and the state (`None`:
+/// its own block could not be allocated).
+///
+/// # Safety
+/// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
 #[cold]
 #[inline(never)]
-fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
     alloc: *const A,
     settings: Settings,
     (ptr, high_ptr): (*mut u8, usize),
-    size: usize,
+    (src, size): (*const u8, usize),
     align: usize,
 ) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
     let Some(state) = state.or_else(|| new_state(alloc, settings)) else { return (None, None) };
     // SAFETY: the arena's state, which nothing else uses during this call.
     let s = unsafe { state.as_ref() };
     s.enter(alloc, ptr, high_ptr);
+    let block = s.alloc_slow(size, align).map_err(|err| s.last_error.set(err)).ok();
+    if let (Some(p), false) = (block, src.is_null()) {
+        // SAFETY: the caller's `src` is readable for `size` bytes and apart from the fresh
+        // block `p` of `size` bytes (`Cursor::alloc_slow_copy`).
+        unsafe { ptr::copy_nonoverlapping(src, p.as_ptr(), size) };
+    }
     // Two words come back in two registers; a `Result` inside would go through memory.
-    (s.alloc_slow(size, align).map_err(|err| s.last_error.set(err)).ok(), Some(state))
+    (block, Some(state))
 }
 
 /// `arena_slow` for the panicking methods: panics (naming the caller's line) where that
@@ -232,7 +269,8 @@ fn arena_slow_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
     size: usize,
     align: usize,
 ) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
-    match arena_slow(state, alloc, settings, cursor, size, align) {
+    // SAFETY: null: no copy.
+    match unsafe { arena_slow(state, alloc, settings, cursor, (ptr::null(), size), align) } {
         (Some(block), Some(state)) => (block, state),
         // SAFETY: the arena's state, which nothing else uses during this call.
         (None, Some(state)) => alloc_failed(size, align, unsafe { state.as_ref() }.last_error.get()),
