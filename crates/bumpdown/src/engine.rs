@@ -121,13 +121,12 @@ pub unsafe trait Cursor {
     /// `memcpy` call instead of +11, as stumpalo's). The default is `alloc_slow` and a copy.
     ///
     /// # Safety
-    /// `src..src + size` is valid for reads and does not overlap the face's free range.
+    /// `src` is not null, and `src..src + size` is valid for reads and does not overlap the
+    /// face's free range.
     #[inline(always)]
     unsafe fn alloc_slow_copy(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let p = self.alloc_slow(size, align)?;
-        // SAFETY: `p` is a fresh block of `size` bytes, apart from `src` (the caller).
-        unsafe { ptr::copy_nonoverlapping(src, p.as_ptr(), size) };
-        Ok(p)
+        // SAFETY: forwarded.
+        unsafe { copy_into(self.alloc_slow(size, align), src, size) }
     }
 
     /// The slow path of the plain (panicking) methods. A face whose slow path must take
@@ -404,13 +403,12 @@ pub trait Engine: sealed::Sealed {
     /// The slow path of a copy (see `Cursor::alloc_slow_copy`).
     ///
     /// # Safety
-    /// `src..src + size` is valid for reads and does not overlap the face's free memory.
+    /// `src` is not null, and `src..src + size` is valid for reads and does not overlap the
+    /// face's free memory.
     #[inline(always)]
     unsafe fn slow_copy(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
-        let p = self.slow(size, align)?;
-        // SAFETY: `p` is a fresh block of `size` bytes, apart from `src` (the caller).
-        unsafe { ptr::copy_nonoverlapping(src, p.as_ptr(), size) };
-        Ok(p)
+        // SAFETY: forwarded.
+        unsafe { copy_into(self.slow(size, align), src, size) }
     }
 
     /// Grows an array block of `cap` initialized `T` (not zero-sized) to `new_cap > cap`.
@@ -595,33 +593,28 @@ pub trait Engine: sealed::Sealed {
     /// A fresh array holding a copy of `src`.
     #[inline(always)]
     fn copy_array<T: Copy>(&self, src: &[T]) -> Result<NonNull<T>, AllocError> {
-        if !Self::SLOW_COPIES {
-            let p = self.alloc_array::<T>(src.len())?;
-            // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap
-            // `src` (live memory the face did not just hand out).
-            unsafe { ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len()) };
-            return Ok(p);
-        }
         if size_of::<T>() == 0 {
             return Ok(NonNull::dangling());
         }
-        match self.bump_array(src.len(), size_of::<T>(), align_of::<T>()) {
-            Some(p) => {
-                let p = p.cast::<T>();
-                // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot
-                // overlap `src` (live memory the face did not just hand out); not null.
-                unsafe {
-                    ptr::copy_nonoverlapping(src.as_ptr(), p, src.len());
-                    Ok(NonNull::new_unchecked(p))
-                }
+        // One `memcpy` after either path, except for a face that copies inside its slow
+        // path's call (`SLOW_COPIES`), whose slow path returns the copied block.
+        // `size_of_val` of a slice that exists does not overflow.
+        let p = match self.bump_array(src.len(), size_of::<T>(), align_of::<T>()) {
+            // SAFETY: a block inside the face's memory, so not null.
+            Some(p) => unsafe { NonNull::new_unchecked(p) },
+            None if Self::SLOW_COPIES => {
+                // SAFETY: `src` is a slice's pointer (not null), readable for its size, and
+                // not in the face's free range (it is not handed out yet).
+                return unsafe { self.slow_copy(src.as_ptr().cast(), size_of_val(src), align_of::<T>()) }
+                    .map(NonNull::cast);
             }
-            None => {
-                // SAFETY: `src` is live memory, readable for its size, and not in the
-                // face's free range (it is not handed out yet). `size_of_val` of a slice
-                // that exists does not overflow.
-                unsafe { self.slow_copy(src.as_ptr().cast(), size_of_val(src), align_of::<T>()) }.map(NonNull::cast)
-            }
+            None => self.slow(size_of_val(src), align_of::<T>())?,
         }
+        .cast::<T>();
+        // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap `src`
+        // (live memory the face did not just hand out).
+        unsafe { ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len()) };
+        Ok(p)
     }
 
     /// A block for `layout` with every byte zero; bytes at or above `zero_from` (memory
@@ -636,6 +629,24 @@ pub trait Engine: sealed::Sealed {
         unsafe { p.as_ptr().write_bytes(0, dirty) };
         Ok(p)
     }
+}
+
+/// `block` (a fresh block of `size` bytes, or the slow path's error) with the `size` bytes
+/// at `src` copied into it: the default slow path of a copy (`Cursor::alloc_slow_copy`,
+/// `Engine::slow_copy`).
+///
+/// # Safety
+/// `src..src + size` is valid for reads and apart from the block.
+#[inline(always)]
+unsafe fn copy_into(
+    block: Result<NonNull<u8>, AllocError>,
+    src: *const u8,
+    size: usize,
+) -> Result<NonNull<u8>, AllocError> {
+    let p = block?;
+    // SAFETY: `p` is a fresh block of `size` bytes, apart from `src` (the caller).
+    unsafe { ptr::copy_nonoverlapping(src, p.as_ptr(), size) };
+    Ok(p)
 }
 
 /// How many bytes `args` formats to; `None` if a `Display` implementation fails.

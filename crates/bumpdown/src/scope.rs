@@ -309,7 +309,8 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Scope<'_, '_
     #[inline(always)]
     unsafe fn alloc_slow_copy(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
         debug_assert!(!src.is_null());
-        // SAFETY: forwarded; `src` is readable memory, so not null.
+        // SAFETY: forwarded; `src` is not null (the contract), as `slow_path` takes it to
+        // mean a copy.
         unsafe { self.slow_path(src, size, align) }
     }
 
