@@ -6,9 +6,9 @@ usage: alternate.py ROUNDS LABEL=LIBRARY [LABEL=LIBRARY ...] -- CMD...
   alternate.py 7 glibc= before=/tmp/old.so after=<path cargo reports> -- git log -p
 
 Each round runs every library once, the order rotating. Every run goes through
-`/usr/bin/time -f "%e %U %S %M %R"`, a small C program that forks the command: unlike
-`run.py`'s wait4 (see its docs), the peak RSS is the command's own even when it is
-smaller than a python process. Prints, per label, the medians of wall time, CPU time
+`/usr/bin/time -f "%e %U %S %M %R"`, a small C program that forks the command, so the
+peak RSS is the command's own even when it is smaller than a python process (run.py does
+the same with its own launcher; see its docs). Prints, per label, the medians of wall time, CPU time
 (user + system), peak RSS and minor page faults, their ratios to the first label, and the
 median of the per-round (paired) ratios. No output comparison: use run.py for that.
 """

@@ -7,21 +7,22 @@ usage: run.py RUNS NAME CMD... -- ALLOC=ENV [ALLOC=ENV ...]
   the part after "@" when the name is written NAME@BINARY.
 Each round runs every allocator once (rotating the order), RUNS rounds in all. Prints,
 per allocator, the median wall time, the spread (min..max), the median CPU time (user +
-system, less disturbed than wall time on a busy machine), the median peak RSS (from wait4,
-the child's own maxrss) and the ratios to the first allocator: of the medians, and paired
+system, less disturbed than wall time on a busy machine), the median peak RSS (the
+command's own maxrss, see below) and the ratios to the first allocator: of the medians, and paired
 (each run against the first allocator's run of the same round, which ran at most a few
 seconds apart; the median of those ratios and their range), which cancels the host's
 slower and faster phases better than the ratio of medians does.
 
-A child's maxrss from wait4 is never below this script's own peak RSS when it started
-the child (the child is forked or vforked from it, and Linux carries the old process's
-peak across exec): about 14-20 MB. A run whose figure is not above that floor did not
-measure the program; its RSS cell says "floor" and its ratio "n/a", and a note under the
-table gives the floor (`/usr/bin/time -f %M`, whose own RSS is ~2 MB, measures such a
-program). Exits non-zero if
-any run's exit status or standard output differs from the first allocator's first run
-(the output goes to a temporary file and is compared by its SHA-256; a line under the
-table says it was the same in every run).
+Every command is started through `spawn.c` (compiled here with `$CC`, default `cc`, into
+a temporary directory), which forks it and reports the command's own peak RSS: a command
+forked straight from this script would never report less than the script's own ~20 MB
+(Linux carries a process's peak across exec). The launcher's own peak, well under 1 MB,
+is the floor then (spawn.c says how it is read). Without a C compiler the command is forked from here, with that ~20 MB
+floor: a run whose figure is not above the floor did not measure the program; its RSS
+cell says "floor" and its ratio "n/a", and a note under the table gives the floor.
+Exits non-zero if any run's exit status or standard output differs from the first
+allocator's first run (the output goes to a temporary file and is compared by its
+SHA-256; a line under the table says it was the same in every run).
 
 An allocator whose LD_PRELOAD names libbumpdown_malloc must prove, in every run, that
 it was the one in effect: the run gets BUMPDOWN_STATS=<a fresh file>, and the library's
@@ -35,11 +36,48 @@ same: SKIPPED_ALLOCATORS="LABEL:REASON[;LABEL:REASON]" adds a row saying it was 
 import hashlib
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def build_launcher(directory):
+    """Compiles spawn.c into `directory` (statically if the C library allows it, so that
+    LD_PRELOAD leaves the launcher alone); None without a working C compiler."""
+    out = os.path.join(directory, "spawn")
+    cc = os.environ.get("CC", "cc")
+    for static in (["-static"], []):
+        try:
+            subprocess.run([cc, "-O2", *static, "-o", out, os.path.join(HERE, "spawn.c")],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return out
+        except (OSError, subprocess.CalledProcessError):
+            continue
+    return None
+
+
+def run_once(launcher, argv, env, out):
+    """Runs `argv` with its stdout to `out`; returns (exit status, CPU seconds, command's
+    pid, its peak RSS in KiB, the floor that peak cannot go below in KiB)."""
+    if launcher is None:
+        floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(p.pid, 0)
+        return status, usage.ru_utime + usage.ru_stime, p.pid, usage.ru_maxrss, floor
+    with tempfile.NamedTemporaryFile(mode="r", prefix="bumpdown-spawn-") as report:
+        p = subprocess.Popen([launcher, report.name, *argv], env=env, stdout=out, stderr=subprocess.DEVNULL)
+        # The launcher's wait4 figures include the command's (it waited for it).
+        _, status, usage = os.wait4(p.pid, 0)
+        fields = report.read().split()
+    if len(fields) != 3:
+        sys.exit(f"{argv[0]}: the launcher did not report (exit status {os.waitstatus_to_exitcode(status)})")
+    pid, rss, floor = map(int, fields)
+    return status, usage.ru_utime + usage.ru_stime, pid, rss, floor
 
 
 def preloads_bumpdown(extra):
@@ -74,6 +112,8 @@ def main():
     results = {label: [] for label, _ in allocs}
     statuses = {}
     outputs = {}
+    launch_dir = tempfile.mkdtemp(prefix="bumpdown-run-")
+    launcher = build_launcher(launch_dir)
     for r in range(runs):
         order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
         for label, extra in order:
@@ -86,10 +126,7 @@ def main():
             start = time.perf_counter()
             argv = [a.replace("{alloc}", label.split("@")[-1]) for a in cmd]
             with tempfile.TemporaryFile() as out:
-                # The least the child's maxrss can be (see the module docs), in KiB.
-                floor = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-                p = subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.DEVNULL)
-                _, status, usage = os.wait4(p.pid, 0)
+                status, cpu, pid, rss, floor = run_once(launcher, argv, env, out)
                 elapsed = time.perf_counter() - start
                 out.seek(0)
                 sha = hashlib.sha256()
@@ -98,10 +135,11 @@ def main():
                 digest = sha.hexdigest()
             outputs.setdefault(digest, []).append(f"{label} (round {r + 1})")
             if stats_file:
-                check_in_effect(stats_file, p.pid, f"{name} / {label}")
+                check_in_effect(stats_file, pid, f"{name} / {label}")
                 os.unlink(stats_file)
-            results[label].append((elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, floor))
+            results[label].append((elapsed, rss, cpu, floor))
             statuses.setdefault(label, set()).add(os.waitstatus_to_exitcode(status))
+    shutil.rmtree(launch_dir)
     base = allocs[0][0]
     base_t = statistics.median(r[0] for r in results[base])
     base_m = statistics.median(r[1] for r in results[base])
@@ -126,7 +164,7 @@ def main():
         top = max(r[3] for rs in results.values() for r in rs)
         which = ", ".join(label for label, _ in allocs if floored[label])
         print(f"\n{name}: peak RSS of {which} not measured: not above this script's own "
-              f"peak when it started the run (up to {top / 1024:.1f} MiB; see run.py's docs).")
+              f"peak when it started the run (up to {top / 1024:.1f} MiB: no C compiler for the launcher; see run.py's docs).")
     if len(outputs) == 1:
         (digest, _), = outputs.items()
         print(f"\n{name}: the same output in all {runs * len(allocs)} runs (SHA-256 {digest[:16]}...).")
