@@ -40,6 +40,26 @@ pub fn mode() -> Mode {
     }
 }
 
+/// The mode, in `free` and `realloc` of a region block: one load, and no call to
+/// [`mode`]'s first-time path, whose registers `free` would otherwise save and restore on
+/// every call.
+///
+/// A region block exists only after an allocation that called [`mode`] first, which set
+/// `MODE` for good (racing first calls store the same value). The block reached this
+/// thread after that store, through whatever handed it over (so after it in
+/// happens-before), and a relaxed load that follows a store in happens-before reads it
+/// or a later store of the same value. Were `MODE` somehow unset, this says bump mode,
+/// in which a block is only ever taken back by the bump pointer or left: never filed by a
+/// size class its chunk may not have.
+#[inline(always)]
+pub fn mode_of_region_block() -> Mode {
+    if MODE.load(Ordering::Relaxed) == RECYCLE {
+        Mode::Recycle
+    } else {
+        Mode::Bump
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn read_mode() -> Mode {

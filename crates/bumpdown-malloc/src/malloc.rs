@@ -18,7 +18,7 @@ use bumpdown_global::heap::MAX_ALIGN;
 use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
 
-use crate::config::{mode, region_options};
+use crate::config::{mode, mode_of_region_block, region_options};
 use crate::header::{self, Header, FALLBACK_HDR, HDR};
 use crate::tls::TlsHeap;
 
@@ -147,7 +147,7 @@ pub unsafe fn free(p: *mut u8) {
         // SAFETY: a live region block has our header.
         let Header { offset, usable } = unsafe { header::read(p) };
         shadow::block_freed(p);
-        let mode = mode();
+        let mode = mode_of_region_block();
         // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
         // (its chunk size); the caller gives it up.
         unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
@@ -207,7 +207,7 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
         // SAFETY: live region block.
         let h = unsafe { header::read(p) };
         usable = h.usable;
-        let mode = mode();
+        let mode = mode_of_region_block();
         if h.offset == HDR {
             if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, 16, mode)) {
                 let old = usable + HDR;
