@@ -47,6 +47,7 @@
 
 use core::cell::Cell;
 use core::fmt;
+use core::mem;
 use core::ptr;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -395,7 +396,15 @@ struct Books {
     /// Bytes held from the backing allocator.
     held: usize,
     chunks: usize,
+    /// INVARIANT: bit `i` is clear only if lane `i` (exclusive lane `i < LANES`, shared
+    /// lane `i - LANES` above) holds its sentinel: a lane gets a window only under the
+    /// lock, which sets its bit. So `reset` writes back only the lanes whose bits are set:
+    /// one or two for a program on one thread, where writing all sixteen, each on its own
+    /// pair of cache lines, took `clear` from 9.2 to 20.5 ns.
+    lanes_used: usize,
 }
+
+const _: () = assert!(2 * LANES <= usize::BITS as usize);
 
 /// An arena that many threads allocate from at once, through `&SyncArena`.
 ///
@@ -511,7 +520,13 @@ impl<A: BackingAllocator> SyncArena<A> {
             // No lane has a window yet.
             lanes: owned_empty_lanes(),
             shared: empty_lanes(),
-            books: Mutex::new(Books { newest: ptr::null_mut(), next_size: FIRST_CHUNK, held: 0, chunks: 0 }),
+            books: Mutex::new(Books {
+                newest: ptr::null_mut(),
+                next_size: FIRST_CHUNK,
+                held: 0,
+                chunks: 0,
+                lanes_used: 0,
+            }),
             alloc,
         }
     }
@@ -576,16 +591,20 @@ impl<A: BackingAllocator> SyncArena<A> {
     /// assert_eq!(arena.chunk_count(), 1);
     /// ```
     pub fn reset(&mut self) {
-        // The windows live in the chunks freed or emptied below. One store per lane:
-        // building a fresh `[Lane; LANES]` would copy a kilobyte.
-        for lane in &mut self.lanes {
-            *lane.window.get_mut() = empty_shared(OWNED_EMPTY);
-        }
-        for (i, lane) in self.shared.iter_mut().enumerate() {
-            *lane.window.get_mut() = empty_shared(i);
-        }
         let current = *self.current.get_mut();
         let books = self.books.get_mut().unwrap_or_else(PoisonError::into_inner);
+        // The windows live in the chunks freed or emptied below. One store per lane that
+        // has a window (`lanes_used`); the others hold their sentinels already.
+        let mut used = mem::take(&mut books.lanes_used);
+        while used != 0 {
+            let i = used.trailing_zeros() as usize;
+            used &= used - 1;
+            if i < LANES {
+                *self.lanes[i].window.get_mut() = empty_shared(OWNED_EMPTY);
+            } else {
+                *self.shared[i - LANES].window.get_mut() = empty_shared(i - LANES);
+            }
+        }
         let mut cursor = books.newest;
         books.newest = ptr::null_mut();
         while !cursor.is_null() {
@@ -655,6 +674,7 @@ impl<A: BackingAllocator> SyncArena<A> {
                 assert_eq!(owned, i < LANES, "lane {i} at another kind's sentinel");
                 continue;
             }
+            assert!(books.lanes_used & (1 << i) != 0, "lane {i} has a window but is not marked used");
             // SAFETY: a window in a live chunk (the lane's invariant).
             let w = unsafe { &*window };
             if i < LANES {
@@ -774,6 +794,7 @@ impl<A: BackingAllocator> SyncArena<A> {
         // Publish the header (written above) to the threads that load the lane. The old
         // window's tail is lost until `reset`.
         lane.window.store(header, Ordering::Release);
+        books.lanes_used |= 1 << index;
         drop(books);
         // SAFETY: inside the window, so not null.
         Ok(unsafe { NonNull::new_unchecked(p) })

@@ -518,7 +518,7 @@ fn twenty_threads_own_or_share_lanes_without_overlap() {
     // Under Miri, 16 rounds a thread: twenty threads' blocks live in one chunk, and
     // every access Tree Borrows checks walks their tags.
     let steps = if cfg!(miri) { 16 } else { 20_000 };
-    let arena = SyncArena::new();
+    let mut arena = SyncArena::new();
     let barrier = Barrier::new(THREADS);
     // Per thread: its lane, its first round, the rest.
     type Run<'a> = (Option<(usize, bool)>, Blocks<'a>, Blocks<'a>);
@@ -551,4 +551,12 @@ fn twenty_threads_own_or_share_lanes_without_overlap() {
     }
     assert_disjoint(ranges);
     arena.check_invariants();
+    // Twenty threads alive at once and eight lanes to claim: shared lanes held windows
+    // too, and `reset` gives every lane that held one its sentinel back.
+    assert!(results.iter().any(|(lane, ..)| lane.is_some_and(|l| !l.1)), "no thread shared a lane");
+    drop(results);
+    arena.reset();
+    arena.check_invariants();
+    assert_eq!(arena.chunk_count(), 1);
+    assert_eq!(*arena.alloc(7u64), 7);
 }
