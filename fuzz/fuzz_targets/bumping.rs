@@ -6,7 +6,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use bumpdown::bumping::{
     bump, bump_array, bump_checked, bump_fetched, bump_fetched_aligned, bump_shared, bump_small, bump_up,
-    bump_up_array, bump_up_small, fetched_take, round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
+    bump_up_array, bump_up_sized, bump_up_small, fetched_take, round_down, round_up, CHUNK_ALIGN, MAX_END, MIN_BOTTOM,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -108,6 +108,10 @@ fn check(raw: Raw) {
         model_up(top, end, total, align, min_align),
         "bump_up_array"
     );
+    // A `Layout`'s or a slice's size: at most isize::MAX.
+    if size <= isize::MAX as usize {
+        assert_eq!(bump_up_sized(top, end, size, align, min_align), expect, "bump_up_sized");
+    }
 
     // Shared ranges as `SyncArena` makes them: bottom <= end, bottom a multiple of its
     // word; `top` anywhere (a failed `fetch_sub` leaves it out of range, even wrapped).

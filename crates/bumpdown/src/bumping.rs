@@ -231,6 +231,22 @@ pub fn bump_up(top: usize, end: usize, size: usize, align: usize, min_align: usi
     }
 }
 
+/// [`bump_up`] for a `size` of at most `isize::MAX` (a `Layout`'s, or a slice's
+/// `size_of_val`): `start + size` rounded up to `min_align` cannot wrap (`start <= end <=
+/// MAX_END` is a multiple of `min_align`, so the sum stays below `usize::MAX`), so the fit
+/// is one addition, whose sum is the new top, and one comparison with `end`, where
+/// `bump_up`'s `size <= end - start`, right for any `size`, takes a subtraction more.
+#[inline(always)]
+pub fn bump_up_sized(top: usize, end: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
+    debug_assert!(size <= isize::MAX as usize);
+    let start = bump_up(top, end, 0, align, min_align)?;
+    if start + round_up(size, min_align) <= end {
+        Some(start)
+    } else {
+        None
+    }
+}
+
 /// Upward bump for `len` elements of `elem_size > 0` bytes: returns where the block
 /// starts. `len * elem_size` is only computed once it is known to fit.
 #[inline(always)]
@@ -444,7 +460,7 @@ mod tests {
         for top_raw in [B, B + 1, B + 16, B + 17, B + 100, B + 4000, end] {
             for min_align in [1, 2, 4, 8, 16] {
                 let top = round_down(top_raw, min_align).max(B);
-                for size in [0, 1, 2, 3, 7, 8, 15, 16, 17, 64, 100, 4095, 4096, usize::MAX] {
+                for size in [0, 1, 2, 3, 7, 8, 15, 16, 17, 64, 100, 4095, 4096, isize::MAX as usize, usize::MAX] {
                     for align in [1, 2, 4, 8, 16, 32, 64, 4096, 1 << 40] {
                         let want = model(top, end, size, align, min_align);
                         assert_eq!(bump_up(top, end, size, align, min_align), want, "{top} {size} {align}");
@@ -453,6 +469,9 @@ mod tests {
                         }
                         if size > 0 && size % 4 == 0 && size != usize::MAX {
                             assert_eq!(bump_up_array(top, end, size / 4, 4, align, min_align), want);
+                        }
+                        if size <= isize::MAX as usize {
+                            assert_eq!(bump_up_sized(top, end, size, align, min_align), want);
                         }
                     }
                 }

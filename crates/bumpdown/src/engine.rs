@@ -390,6 +390,14 @@ pub trait Engine: sealed::Sealed {
     /// fast path.
     fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8>;
 
+    /// [`bump_layout`](Engine::bump_layout) for a size known to be at most `isize::MAX`
+    /// (a slice's `size_of_val`, a `Layout`'s size): an upward face then tests the fit with one addition, whose
+    /// sum is the new cursor, and one comparison with its limit.
+    #[inline(always)]
+    fn bump_sized(&self, size: usize, align: usize) -> Option<*mut u8> {
+        self.bump_layout(size, align)
+    }
+
     /// The slow path (see `Cursor::alloc_slow`).
     fn slow(&self, size: usize, align: usize) -> Result<NonNull<u8>, AllocError>;
 
@@ -434,7 +442,8 @@ pub trait Engine: sealed::Sealed {
     /// branches of `grow_raw` / `shrink_raw` take.
     #[inline(always)]
     fn alloc_layout_block(&self, layout: Layout) -> Result<NonNull<u8>, AllocError> {
-        match self.bump_layout(layout.size(), layout.align()) {
+        // A `Layout`'s size is at most `isize::MAX`.
+        match self.bump_sized(layout.size(), layout.align()) {
             // SAFETY: a block inside the face's memory, so not null.
             Some(p) => Ok(unsafe { NonNull::new_unchecked(p) }),
             None => self.slow(layout.size(), layout.align()),
@@ -598,8 +607,8 @@ pub trait Engine: sealed::Sealed {
         }
         // One `memcpy` after either path, except for a face that copies inside its slow
         // path's call (`SLOW_COPIES`), whose slow path returns the copied block.
-        // `size_of_val` of a slice that exists does not overflow.
-        let p = match self.bump_array(src.len(), size_of::<T>(), align_of::<T>()) {
+        // `size_of_val` of a slice that exists is at most `isize::MAX`.
+        let p = match self.bump_sized(size_of_val(src), align_of::<T>()) {
             // SAFETY: a block inside the face's memory, so not null.
             Some(p) => unsafe { NonNull::new_unchecked(p) },
             None if Self::SLOW_COPIES => {
@@ -771,7 +780,8 @@ impl<C: Cursor> Engine for C {
         // The `if`s fold: the size, the alignment and the direction are constants.
         let start = match (C::UP, size <= MIN_BOTTOM) {
             (true, true) => bumping::bump_up_small(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
-            (true, false) => bumping::bump_up(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
+            // A type's size is at most `isize::MAX`.
+            (true, false) => bumping::bump_up_sized(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
             (false, true) => bumping::bump_small(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
             (false, false) => bumping::bump(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN),
         }?;
@@ -818,6 +828,21 @@ impl<C: Cursor> Engine for C {
     #[inline(always)]
     fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
         bump_layout(self, size, align)
+    }
+
+    #[inline(always)]
+    fn bump_sized(&self, size: usize, align: usize) -> Option<*mut u8> {
+        if !C::UP {
+            return bump_layout(self, size, align);
+        }
+        debug_assert!(size <= isize::MAX as usize);
+        let cursor = self.cursor();
+        let start = bumping::bump_up_sized(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN)?;
+        // SAFETY: from `bumping`: inside the free range, derived from the cursor, a
+        // multiple of MIN_ALIGN; the block, its size rounded up to MIN_ALIGN, ends at most
+        // at the limit.
+        unsafe { take(self, cursor, start, size) };
+        Some(cursor.with_addr(start))
     }
 
     #[inline(always)]
