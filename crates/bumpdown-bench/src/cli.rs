@@ -92,9 +92,7 @@ pub enum Command {
 /// Parsed options.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// What to do.
     pub command: Command,
-    /// How much measuring to do.
     pub effort: Effort,
     /// Only rows whose name contains this.
     pub filter: Option<String>,

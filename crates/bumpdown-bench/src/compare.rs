@@ -51,11 +51,8 @@ fn figures(results: &Results) -> Figures {
 pub struct Change {
     /// `section: row, column`.
     pub name: String,
-    /// Run A's figure.
     pub a: Figure,
-    /// Run B's figure.
     pub b: Figure,
-    /// What became of it.
     pub verdict: Verdict,
 }
 

@@ -12,7 +12,6 @@ pub struct Machine {
     pub cpu: String,
     /// Logical cores available to this process.
     pub cores: usize,
-    /// Kernel release.
     pub kernel: String,
     /// `rustc -V` of the compiler that built this binary.
     pub rustc: String,

@@ -64,7 +64,6 @@ const VM_BACKGROUND: &str = "VmArena (huge pages, populating thread)";
 /// One contender's run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Seed004Result {
-    /// Contender name.
     pub name: String,
     /// Pass 1 (cold).
     pub cold: Pass,

@@ -33,7 +33,6 @@ use crate::text::ns;
 /// A row, without its samplers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
-    /// Row name.
     pub name: String,
     /// What is allocated.
     pub what: String,
@@ -44,11 +43,9 @@ pub struct RowInfo {
 /// Everything measured for one (row, form, contender) cell.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
-    /// Row name.
     pub row: String,
     /// How the arena was reached.
     pub form: Form,
-    /// Contender name.
     pub contender: String,
     /// Its figures (ratios to the fastest contender of the same row, form and process).
     #[serde(flatten)]
