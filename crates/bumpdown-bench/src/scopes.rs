@@ -621,13 +621,8 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
     for tick in &axis {
         svg.text((x_of(*tick), plot_bottom + 14.0), 11.0, Anchor::Middle, MUTED, &format!("{tick:.1}x"));
     }
-    svg.text(
-        (label_width + plot_width / 2.0, plot_bottom + 34.0),
-        11.0,
-        Anchor::Middle,
-        MUTED,
-        &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
-    );
+    let caption = format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)");
+    svg.text((label_width + plot_width / 2.0, plot_bottom + 34.0), 11.0, Anchor::Middle, MUTED, &caption);
     Some(svg.finish())
 }
 

@@ -494,14 +494,8 @@ impl section::Section for Vec<Seed004Result> {
             for (k, (pass, ns)) in [("cold", r.cold.ns), ("warm", r.warm.ns)].into_iter().enumerate() {
                 let y = y0 + bar * k as f64;
                 let fill = if k == 0 { pale(colour) } else { colour.to_owned() };
-                svg.rect_titled(
-                    label_width,
-                    y + 0.5,
-                    x_of(ns) - label_width,
-                    bar - 1.0,
-                    &fill,
-                    &format!("{}, {pass}", r.name),
-                );
+                let tip = format!("{}, {pass}", r.name);
+                svg.rect_titled(label_width, y + 0.5, x_of(ns) - label_width, bar - 1.0, &fill, &tip);
                 svg.text((x_of(ns) + 4.0, y + bar - 2.5), 10.0, Anchor::Start, INK, &format!("{ns:.2} ns"));
             }
         }
