@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::charts::{chart, colour_of, pale, x_grid, Chart, INK, MUTED};
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
-use crate::harness::relative_spread;
+use crate::harness::{self, relative_spread};
 use crate::procs;
 use crate::progress::{self, Phase};
 use crate::section::{self, prose, Context, Figure, Figures};
@@ -128,11 +128,8 @@ pub fn rounds(effort: Effort) -> usize {
 
 /// The median of each figure over one contender's runs (at least one).
 fn median_run(runs: &[Seed004Result]) -> Seed004Result {
-    let median = |f: &dyn Fn(&Seed004Result) -> f64| {
-        let mut v: Vec<f64> = runs.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    // `rounds` is odd: each median is one round's figure.
+    let median = |f: &dyn Fn(&Seed004Result) -> f64| harness::median(&mut runs.iter().map(f).collect::<Vec<_>>());
     let spread = |f: &dyn Fn(&Seed004Result) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
     let pass = |p: fn(&Seed004Result) -> &Pass| Pass {
         ns: median(&|r| p(r).ns),
