@@ -94,6 +94,7 @@ pub fn pale(colour: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Distinct colours also mean distinct column names (a repeated name takes its first colour).
     #[test]
     fn colours_are_distinct_and_pale_mixes_with_white() {
         let mut colours: Vec<&str> = contenders::column_names().into_iter().map(colour_of).collect();

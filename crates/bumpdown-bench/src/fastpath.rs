@@ -305,7 +305,6 @@ probes!(blink, blink_alloc::Blink, "blink");
 /// One probe's straight line.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Probe {
-    /// Contender name.
     pub contender: String,
     /// Which call (an entry of [`CALLS`]).
     pub call: String,
@@ -320,7 +319,6 @@ pub struct Probe {
     pub register_saves: usize,
     /// What the `call`s among them call (work not inlined, such as `memcpy`).
     pub callees: Vec<String>,
-    /// The instructions themselves.
     pub listing: Vec<String>,
 }
 

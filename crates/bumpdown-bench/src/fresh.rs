@@ -57,7 +57,6 @@ pub const ROWS: [&str; 13] = [
 pub struct FreshCell {
     /// Row name (one of [`ROWS`]).
     pub row: String,
-    /// Contender name.
     pub contender: String,
     /// Nanoseconds per operation (per `reset` for `clear`).
     pub ns_per_op: f64,

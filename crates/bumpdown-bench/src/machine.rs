@@ -12,7 +12,6 @@ pub struct Machine {
     pub cpu: String,
     /// Logical cores available to this process.
     pub cores: usize,
-    /// Kernel release.
     pub kernel: String,
     /// `rustc -V` of the compiler that built this binary.
     pub rustc: String,
@@ -54,36 +53,16 @@ fn cpu_model() -> Option<String> {
         .map(|(_, model)| model.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// Today's date (UTC) from the system clock.
+/// Today's date (UTC) from the system clock, by the C library's calendar.
 fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The proleptic Gregorian date of day `z` counted from 1970-01-01 (Howard Hinnant's
-/// well-known `civil_from_days` algorithm, written out here).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::civil_from_days;
-
-    #[test]
-    fn dates_from_day_numbers() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_414), (2025, 11, 22));
-    }
+    // SAFETY: `time` takes a null pointer (no second copy of the result), and `gmtime_r`
+    // reads `now` and writes only into `tm`, an all-zero `struct tm` (a valid value:
+    // integers and a null `tm_zone`).
+    let tm = unsafe {
+        let now = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        libc::gmtime_r(&now, &mut tm);
+        tm
+    };
+    format!("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday)
 }

@@ -137,7 +137,6 @@ fn measure_rows<R, K: Serialize>(
 pub struct Measured<R, C> {
     /// Measured rows, in order.
     pub rows: Vec<R>,
-    /// All cells.
     pub cells: Vec<C>,
     /// Each process's stack address modulo 64 at the start of measuring.
     pub stack_offsets: Vec<usize>,

@@ -86,7 +86,6 @@ impl Phase {
 /// A section the run will measure, and the seconds it is expected to take.
 #[derive(Clone, Copy, Debug)]
 pub struct Planned {
-    /// The section.
     pub section: Phase,
     /// Expected seconds for the share of it that the options select.
     pub secs: f64,

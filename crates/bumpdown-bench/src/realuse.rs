@@ -45,11 +45,8 @@ const FUNCTIONS: [&str; 4] = ["max", "min", "sum", "abs"];
 /// A binary operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// `+`
     Add,
-    /// `-`
     Sub,
-    /// `*`
     Mul,
     /// `/` (0 when dividing by 0)
     Div,
@@ -94,18 +91,13 @@ pub enum Expr<'a> {
     Call(&'a str, &'a [Expr<'a>]),
 }
 
-/// A node of the tree on the heap.
+/// A node of the tree on the heap, variant for variant an [`Expr`].
 #[derive(Debug)]
 pub enum HeapExpr {
-    /// A literal.
     Num(i64),
-    /// A variable `x<index>`.
     Var(u32),
-    /// `-e`
     Neg(Box<HeapExpr>),
-    /// `l op r`
     Bin(Op, Box<HeapExpr>, Box<HeapExpr>),
-    /// `name(args)`
     Call(Box<str>, Vec<HeapExpr>),
 }
 

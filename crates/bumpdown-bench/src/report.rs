@@ -154,7 +154,6 @@ pub struct Rendered {
     pub markdown: String,
     /// `readme-snippet.md`.
     pub readme: String,
-    /// The SVG charts.
     pub charts: Vec<Chart>,
     /// `fast-path-listings.md`, when the fast-path section ran.
     pub listings: Option<String>,

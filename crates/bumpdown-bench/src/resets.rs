@@ -26,7 +26,6 @@ const PIECE: usize = 1024;
 /// What one contender's reset kept.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetResult {
-    /// Contender name.
     pub name: String,
     /// Heap blocks (chunks) and bytes held after the first fill.
     pub filled: (usize, usize),
@@ -88,7 +87,6 @@ const PIECES_PER_CHUNK: usize = 15;
 /// One contender's `reset` times across the fills of the reset-cost table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ResetCost {
-    /// Contender name.
     pub name: String,
     /// Per row of [`CHUNK_COUNTS`]: heap blocks the arena held after the fill, and the
     /// median time of one `reset`, in nanoseconds.

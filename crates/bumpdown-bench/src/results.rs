@@ -33,7 +33,6 @@ pub struct Results {
     pub format_version: u32,
     /// Where it ran, with which compiler and crate versions, and when.
     pub machine: Machine,
-    /// How much measuring was done.
     pub effort: Effort,
     /// The `--filter` the run was given.
     pub filter: Option<String>,

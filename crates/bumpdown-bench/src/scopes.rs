@@ -139,11 +139,9 @@ impl Table {
 
 /// One row: a name for `--list` / `--filter`, and how to build its samplers.
 pub struct Row {
-    /// Name.
     pub name: &'static str,
     /// What one operation does, in words.
     pub what: String,
-    /// The table it belongs to.
     pub table: Table,
     build: fn() -> Vec<(&'static str, Sampler)>,
 }
@@ -346,18 +344,15 @@ fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
 /// A row, without its samplers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
-    /// Row name.
     pub name: String,
     /// What one operation does.
     pub what: String,
-    /// Its table.
     pub table: Table,
 }
 
 /// Everything measured for one (row, way) cell.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
-    /// Row name.
     pub row: String,
     /// [`Way::key`].
     pub way: String,
@@ -626,13 +621,8 @@ fn scopes_chart(scopes: &ScopeResults) -> Option<String> {
     for tick in &axis {
         svg.text((x_of(*tick), plot_bottom + 14.0), 11.0, Anchor::Middle, MUTED, &format!("{tick:.1}x"));
     }
-    svg.text(
-        (label_width + plot_width / 2.0, plot_bottom + 34.0),
-        11.0,
-        Anchor::Middle,
-        MUTED,
-        &format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)"),
-    );
+    let caption = format!("ratio to the row's fastest way (bars beyond {max:.1}x are cut: ▸)");
+    svg.text((label_width + plot_width / 2.0, plot_bottom + 34.0), 11.0, Anchor::Middle, MUTED, &caption);
     Some(svg.finish())
 }
 

@@ -54,7 +54,6 @@ pub struct Context<'a> {
     pub images: &'a str,
     /// The charts of the whole run.
     pub charts: &'a [Chart],
-    /// How much measuring was done.
     pub effort: Effort,
     /// Whether the fast-path section's C probes were built, and by which compiler or why not.
     pub c_probes: &'a (bool, String),

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::charts::{chart, colour_of, pale, x_grid, Chart, INK, MUTED};
 use crate::cli::{Effort, Options};
 use crate::contenders::{self, Contender, Visitor};
-use crate::harness::relative_spread;
+use crate::harness::{self, relative_spread};
 use crate::procs;
 use crate::progress::{self, Phase};
 use crate::section::{self, prose, Context, Figure, Figures};
@@ -64,7 +64,6 @@ const VM_BACKGROUND: &str = "VmArena (huge pages, populating thread)";
 /// One contender's run.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Seed004Result {
-    /// Contender name.
     pub name: String,
     /// Pass 1 (cold).
     pub cold: Pass,
@@ -129,11 +128,8 @@ pub fn rounds(effort: Effort) -> usize {
 
 /// The median of each figure over one contender's runs (at least one).
 fn median_run(runs: &[Seed004Result]) -> Seed004Result {
-    let median = |f: &dyn Fn(&Seed004Result) -> f64| {
-        let mut v: Vec<f64> = runs.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    // `rounds` is odd: each median is one round's figure.
+    let median = |f: &dyn Fn(&Seed004Result) -> f64| harness::median(&mut runs.iter().map(f).collect::<Vec<_>>());
     let spread = |f: &dyn Fn(&Seed004Result) -> f64| relative_spread(&runs.iter().map(f).collect::<Vec<_>>());
     let pass = |p: fn(&Seed004Result) -> &Pass| Pass {
         ns: median(&|r| p(r).ns),
@@ -495,14 +491,8 @@ impl section::Section for Vec<Seed004Result> {
             for (k, (pass, ns)) in [("cold", r.cold.ns), ("warm", r.warm.ns)].into_iter().enumerate() {
                 let y = y0 + bar * k as f64;
                 let fill = if k == 0 { pale(colour) } else { colour.to_owned() };
-                svg.rect_titled(
-                    label_width,
-                    y + 0.5,
-                    x_of(ns) - label_width,
-                    bar - 1.0,
-                    &fill,
-                    &format!("{}, {pass}", r.name),
-                );
+                let tip = format!("{}, {pass}", r.name);
+                svg.rect_titled(label_width, y + 0.5, x_of(ns) - label_width, bar - 1.0, &fill, &tip);
                 svg.text((x_of(ns) + 4.0, y + bar - 2.5), 10.0, Anchor::Start, INK, &format!("{ns:.2} ns"));
             }
         }

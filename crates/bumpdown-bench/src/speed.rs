@@ -33,7 +33,6 @@ use crate::text::ns;
 /// A row, without its samplers.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RowInfo {
-    /// Row name.
     pub name: String,
     /// What is allocated.
     pub what: String,
@@ -44,11 +43,9 @@ pub struct RowInfo {
 /// Everything measured for one (row, form, contender) cell.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CellResult {
-    /// Row name.
     pub row: String,
     /// How the arena was reached.
     pub form: Form,
-    /// Contender name.
     pub contender: String,
     /// Its figures (ratios to the fastest contender of the same row, form and process).
     #[serde(flatten)]
@@ -382,13 +379,8 @@ fn ratio_chart(speed: &SpeedResults, form: Form, rows: &[&str], heading: &str, l
     let one = x_of(1.0);
     svg.line((one, top - 10.0), (one, plot_bottom), INK, 1.5, "5 3");
     svg.text((one, top - 13.0), 10.0, Anchor::Middle, INK, "1.00x = fastest");
-    svg.text(
-        (label_width + plot_width / 2.0, plot_bottom + 36.0),
-        11.0,
-        Anchor::Middle,
-        MUTED,
-        &format!("ratio to the fastest (bars beyond {max:.1}x are cut, their value is written)"),
-    );
+    let caption = format!("ratio to the fastest (bars beyond {max:.1}x are cut, their value is written)");
+    svg.text((label_width + plot_width / 2.0, plot_bottom + 36.0), 11.0, Anchor::Middle, MUTED, &caption);
     svg.finish()
 }
 

@@ -154,56 +154,11 @@ pub fn ticks(max: f64, count: usize) -> Vec<f64> {
     (0..=steps).map(|i| i as f64 * step).collect()
 }
 
-/// A checker for the tests: every element is closed, in order, and text has no
-/// raw `<` or `&` outside entities. Returns the number of elements.
+/// For the tests: the number of elements of `doc`, or why it is not well-formed XML.
 #[cfg(test)]
 pub fn check_well_formed(doc: &str) -> Result<usize, String> {
-    let mut open: Vec<&str> = Vec::new();
-    let mut elements = 0;
-    let mut rest = doc;
-    while let Some(lt) = rest.find('<') {
-        let text = &rest[..lt];
-        check_entities(text)?;
-        let gt = rest[lt..].find('>').ok_or("unclosed tag")? + lt;
-        let tag = &rest[lt + 1..gt];
-        if tag.contains('<') {
-            return Err(format!("'<' inside tag {tag:?}"));
-        }
-        if let Some(name) = tag.strip_prefix('/') {
-            let expected = open.pop().ok_or_else(|| format!("</{name}> closes nothing"))?;
-            if expected != name {
-                return Err(format!("</{name}> closes <{expected}>"));
-            }
-        } else {
-            elements += 1;
-            let name = tag.split_whitespace().next().ok_or("empty tag")?;
-            // Attribute values are quoted: an even number of quotes.
-            if !tag.matches('"').count().is_multiple_of(2) {
-                return Err(format!("unbalanced quotes in <{name}>"));
-            }
-            check_entities(tag)?;
-            if !tag.ends_with('/') {
-                open.push(name);
-            }
-        }
-        rest = &rest[gt + 1..];
-    }
-    check_entities(rest)?;
-    if let Some(name) = open.pop() {
-        return Err(format!("<{name}> is never closed"));
-    }
-    Ok(elements)
-}
-
-#[cfg(test)]
-fn check_entities(text: &str) -> Result<(), String> {
-    for (i, _) in text.match_indices('&') {
-        let entity = &text[i..];
-        if !["&amp;", "&lt;", "&gt;", "&quot;"].iter().any(|e| entity.starts_with(e)) {
-            return Err(format!("raw '&' in {text:?}"));
-        }
-    }
-    Ok(())
+    let doc = roxmltree::Document::parse(doc).map_err(|e| e.to_string())?;
+    Ok(doc.descendants().filter(roxmltree::Node::is_element).count())
 }
 
 #[cfg(test)]
@@ -222,14 +177,6 @@ mod tests {
         assert_eq!(check_well_formed(&doc), Ok(9));
         assert!(doc.contains("Vec&lt;Box&lt;T&gt;&gt; &amp; co"));
         assert!(doc.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
-    }
-
-    #[test]
-    fn the_checker_rejects_broken_documents() {
-        assert!(check_well_formed("<svg><g></svg>").is_err());
-        assert!(check_well_formed("<svg>a & b</svg>").is_err());
-        assert!(check_well_formed("<svg><text x=\"1>a</text></svg>").is_err());
-        assert!(check_well_formed("<svg>").is_err());
     }
 
     #[test]

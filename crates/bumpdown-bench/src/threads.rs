@@ -55,7 +55,6 @@ pub struct ThreadCell {
     pub threads: usize,
     /// How they reach the arena.
     pub mode: Mode,
-    /// The arena.
     pub contender: String,
     /// Median over samples of the slowest thread's ns per allocation.
     pub median_ns: f64,
