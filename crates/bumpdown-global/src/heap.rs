@@ -237,13 +237,14 @@ impl Window {
     const EMPTY: Window = Window { cur: ptr::null_mut(), end: 0, fresh: 0, next: 0 };
 
     /// Takes a block of `csz` bytes aligned to `align` from this window, if it fits: the
-    /// engine's upward bump over `cur..end` (`bumping::bump_up`, then the cursor moves past
-    /// the block). The bytes from the old cursor to the block are skipped (the caller
-    /// files them). With `align` 1 (the fast path) the alignment step folds away, leaving
-    /// one subtraction and one comparison.
+    /// engine's upward bump over `cur..end` (`bumping::bump_up_sized`, then the cursor
+    /// moves past the block). The bytes from the old cursor to the block are skipped (the
+    /// caller files them). A chunk size is at most `isize::MAX` (see [`chunk_size`]), so
+    /// with `align` 1 (the fast path) the alignment step folds away and the fit is one
+    /// addition, whose sum is the new cursor, and one comparison.
     #[inline(always)]
     fn bump(&mut self, csz: usize, align: usize) -> Option<*mut u8> {
-        self.cursor().bump_layout(csz, align)
+        self.cursor().bump_sized(csz, align)
     }
 
     /// The window as the engine sees it (see [`WindowCursor`]).
