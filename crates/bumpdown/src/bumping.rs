@@ -232,15 +232,19 @@ pub fn bump_up(top: usize, end: usize, size: usize, align: usize, min_align: usi
 }
 
 /// [`bump_up`] for a `size` of at most `isize::MAX` (a `Layout`'s, or a slice's
-/// `size_of_val`): `start + size` rounded up to `min_align` cannot wrap (`start <= end <=
-/// MAX_END` is a multiple of `min_align`, so the sum stays below `usize::MAX`), so the fit
-/// is one addition, whose sum is the new top, and one comparison with `end`, where
-/// `bump_up`'s `size <= end - start`, right for any `size`, takes a subtraction more.
+/// `size_of_val`). On 64-bit targets `start + size` rounded up to `min_align` cannot wrap
+/// (`start <= end <= MAX_END` is a multiple of `min_align`, so the sum stays below
+/// `usize::MAX`), so the fit is one addition, whose sum is the new top, and one comparison
+/// with `end`, where `bump_up`'s `size <= end - start` takes a subtraction more. Elsewhere
+/// it is `bump_up`'s test: on a 32-bit target a buffer may lie above `isize::MAX` (RAM
+/// mapped at 0xC000_0000, say), and there the sum could wrap.
 #[inline(always)]
 pub fn bump_up_sized(top: usize, end: usize, size: usize, align: usize, min_align: usize) -> Option<usize> {
     debug_assert!(size <= isize::MAX as usize);
     let start = bump_up(top, end, 0, align, min_align)?;
-    if start + round_up(size, min_align) <= end {
+    let fits =
+        if cfg!(target_pointer_width = "64") { start + round_up(size, min_align) <= end } else { size <= end - start };
+    if fits {
         Some(start)
     } else {
         None

@@ -222,8 +222,9 @@ pub unsafe trait Cursor {
             if ptr.as_ptr().addr() % align != 0 || new_size > isize::MAX as usize {
                 return None;
             }
-            // `ptr <= MAX_END` and `new_size <= isize::MAX`: no wrap.
-            let end = round_up(ptr.as_ptr().addr() + new_size, Self::MIN_ALIGN);
+            // Checked: `ptr <= MAX_END` and `new_size <= isize::MAX` rule a wrap out on
+            // 64-bit targets, but on a 32-bit one a block may lie above `isize::MAX`.
+            let end = bumping::checked_round_up(ptr.as_ptr().addr().checked_add(new_size)?, Self::MIN_ALIGN)?;
             self.make_room_to(end).ok()?;
             // SAFETY: `end` is at or above the cursor (the block grows), within what
             // `make_room_to` allowed, a multiple of MIN_ALIGN, derived from the cursor.
