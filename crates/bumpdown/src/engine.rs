@@ -714,11 +714,15 @@ pub(crate) fn prefetch_ahead(top: *mut u8) {
     let _ = top;
 }
 
-/// A block of `size` bytes aligned to `align` from the free range, cursor moved.
+/// A block of `size` bytes aligned to `align` from the free range, cursor moved. `SIZED`:
+/// `size` is at most `isize::MAX`, so an upward face tests the fit with one addition
+/// (`bumping::bump_up_sized`).
 #[inline(always)]
-fn bump_layout<C: Cursor + ?Sized>(face: &C, size: usize, align: usize) -> Option<*mut u8> {
+fn bump_layout<C: Cursor + ?Sized, const SIZED: bool>(face: &C, size: usize, align: usize) -> Option<*mut u8> {
     let cursor = face.cursor();
-    let start = if C::UP {
+    let start = if C::UP && SIZED {
+        bumping::bump_up_sized(cursor.addr(), face.limit(), size, align, C::MIN_ALIGN)?
+    } else if C::UP {
         bumping::bump_up(cursor.addr(), face.limit(), size, align, C::MIN_ALIGN)?
     } else {
         bumping::bump(cursor.addr(), face.limit(), size, align, C::MIN_ALIGN)?
@@ -828,22 +832,12 @@ impl<C: Cursor> Engine for C {
 
     #[inline(always)]
     fn bump_layout(&self, size: usize, align: usize) -> Option<*mut u8> {
-        bump_layout(self, size, align)
+        bump_layout::<C, false>(self, size, align)
     }
 
     #[inline(always)]
     fn bump_sized(&self, size: usize, align: usize) -> Option<*mut u8> {
-        if !C::UP {
-            return bump_layout(self, size, align);
-        }
-        debug_assert!(size <= isize::MAX as usize);
-        let cursor = self.cursor();
-        let start = bumping::bump_up_sized(cursor.addr(), self.limit(), size, align, C::MIN_ALIGN)?;
-        // SAFETY: from `bumping`: inside the free range, derived from the cursor, a
-        // multiple of MIN_ALIGN; the block, its size rounded up to MIN_ALIGN, ends at most
-        // at the limit.
-        unsafe { take(self, cursor, start, size) };
-        Some(cursor.with_addr(start))
+        bump_layout::<C, true>(self, size, align)
     }
 
     #[inline(always)]
