@@ -203,6 +203,15 @@ std::thread_local! {
     static ON_EXIT: AllocOnDrop = const { AllocOnDrop(Cell::new(0)) };
 }
 
+/// Stores `true` in its flag when dropped, unwinding included.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Allocations from thread-local destructors at thread exit, on three threads: one whose
 /// allocating destructor was registered before its lane's claim (and its guard), one
 /// registered after, one whose first allocation ever is in that destructor. Whatever
@@ -216,10 +225,18 @@ fn thread_local_destructors_allocate_before_and_after_the_claim_is_given_back() 
     let steps = if cfg!(miri) { 30 } else { 5_000 };
     let mut ranges = Vec::new();
     let stop = AtomicBool::new(false);
+    // The neighbour has its claim before the first scenario starts: without this, on a
+    // loaded machine, a scenario could run and be joined before the neighbour's first
+    // allocation, and the claim count below would be 0.
+    let neighbour_claimed = Barrier::new(2);
     std::thread::scope(|s| {
+        // Sets `stop` however the scope's body ends: a failed assertion below must end the
+        // test, not leave `scope` waiting for a neighbour that never stops.
+        let _stop_on_exit = StopOnDrop(&stop);
         // A neighbour allocating throughout (up to a cap), from the same arena.
         let neighbour = s.spawn(|| {
             let mut values = vec![EXIT_ARENA.alloc(7u64 << 32)];
+            neighbour_claimed.wait();
             while !stop.load(Ordering::Relaxed) || values.len() < steps {
                 if values.len() < 20 * steps {
                     values.push(EXIT_ARENA.alloc(7u64 << 32 | values.len() as u64));
@@ -242,6 +259,7 @@ fn thread_local_destructors_allocate_before_and_after_the_claim_is_given_back() 
             },
             || ON_EXIT.with(|t| t.0.set(3)),
         ];
+        neighbour_claimed.wait();
         for scenario in scenarios {
             s.spawn(scenario).join().unwrap();
             // The neighbour holds one claim.
