@@ -74,8 +74,6 @@ fn usable_start(base: usize) -> usize {
     crate::bumping::round_up(base + HEADER_SIZE, DATA_ALIGN)
 }
 const _: () = assert!(HEADER_SIZE % CHUNK_ALIGN == 0 && align_of::<ChunkHeader>() == CHUNK_ALIGN);
-// 32 bytes on 32-bit targets (four-byte pointers and `usize`s, rounded up to 16).
-#[cfg(target_pointer_width = "64")]
 const _: () = assert!(HEADER_SIZE == 48, "the header changed size: chunk capacities in docs and tests assume 48 bytes");
 
 /// A chunk, seen from the arena: a pointer to its header, with the provenance of the
