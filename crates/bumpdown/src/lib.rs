@@ -97,6 +97,16 @@
 //   api2.rs       allocator-api2 and nightly `Allocator` impls
 //   collections/  `Box`, `Vec`, `String` in an arena (raw.rs: `ArenaAllocator`)
 
+// The bump arithmetic relies on every chunk and buffer ending at or below `isize::MAX`
+// (`bumping::MAX_END`): an upward bump then adds a size to the pointer without a wrap
+// check. A 64-bit address space guarantees it; a 32-bit one does not (i686 Linux maps
+// large blocks above 0x8000_0000), and there the unchecked sums could wrap and hand out
+// memory twice. Until every such sum is checked or the bound enforced, refuse to build.
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!(
+    "bumpdown supports 64-bit targets only: its bump arithmetic assumes every chunk ends at or below isize::MAX, which a 32-bit address space does not guarantee"
+);
+
 // Under Miri the OS layer's reservations are heap blocks (see `os`).
 #[cfg(any(feature = "alloc", all(miri, feature = "os")))]
 extern crate alloc;
