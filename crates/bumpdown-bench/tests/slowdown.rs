@@ -1,6 +1,7 @@
 //! Issue 22's test of `compare` itself: two runs of the same build flag no figure, and a
 //! build with a deliberate slowdown (`--cfg bumpdown_slow_alloc`, a spin at the top of
-//! bumpdown's `alloc`) is flagged slower on bumpdown's rows, and on no other contender's.
+//! bumpdown's `alloc`) is flagged slower on bumpdown's rows, and no other contender's row is
+//! slowed as much (2x).
 //!
 //! Both builds are this test's own profile: the binary cargo built for this test, and the
 //! same package built again with the cfg into a target directory of its own, under
@@ -85,8 +86,8 @@ fn measure(bench: &Path, dir: &Path, name: &str) -> PathBuf {
     file
 }
 
-/// `compare a b`: its exit status and the names of the figures it flagged, with the flag.
-fn compare(a: &Path, b: &Path) -> (Option<i32>, Vec<(String, String)>, String) {
+/// `compare a b`: its exit status and the figures it flagged (name, flag, ratio B / A).
+fn compare(a: &Path, b: &Path) -> (Option<i32>, Vec<(String, String, f64)>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_bumpdown-bench")).arg("compare").args([a, b]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let flagged = stdout
@@ -94,7 +95,9 @@ fn compare(a: &Path, b: &Path) -> (Option<i32>, Vec<(String, String)>, String) {
         .filter_map(|line| {
             let cells: Vec<&str> = line.strip_prefix("| ")?.split(" | ").collect();
             let mark = cells.last()?.trim_end_matches(" |").trim_end_matches('|').trim();
-            (!mark.is_empty() && cells.len() == 5).then(|| (cells[0].to_owned(), mark.to_owned()))
+            // NaN where a figure has no ratio (in one run only): flagged, never "slowed".
+            let ratio = cells.get(3).and_then(|r| r.trim_end_matches('x').parse().ok()).unwrap_or(f64::NAN);
+            (!mark.is_empty() && cells.len() == 5).then(|| (cells[0].to_owned(), mark.to_owned(), ratio))
         })
         .collect();
     (out.status.code(), flagged, stdout)
@@ -117,7 +120,8 @@ fn attempt(slowed: &Path, dir: &Path) -> Result<(), String> {
         return Err(format!("compare of the slowed build exited {status:?}\n{stdout}"));
     }
     let contender = |name: &str| name.rsplit(", ").next().unwrap().to_owned();
-    let slower: Vec<&str> = flagged.iter().filter(|(_, mark)| mark == "**slower**").map(|(n, _)| n.as_str()).collect();
+    let slower: Vec<&str> =
+        flagged.iter().filter(|(_, mark, _)| mark == "**slower**").map(|(n, _, _)| n.as_str()).collect();
     for form in ["local", "ref"] {
         for ours in OURS {
             let expected = format!("speed: alloc_multiple_u64 ({form}), {ours}");
@@ -126,8 +130,12 @@ fn attempt(slowed: &Path, dir: &Path) -> Result<(), String> {
             }
         }
     }
-    match flagged.iter().find(|(name, _)| !OURS.contains(&contender(name).as_str())) {
-        Some((name, mark)) => Err(format!("a peer's row was flagged: {name} {mark}\n{stdout}")),
+    // The slowed binary is another build, with its own code layout: a peer's row may land
+    // a third faster or slower there (bumpalo 0.52x to 0.68x, stumpalo 1.6x, in runs on a
+    // loaded two-core VM), while the spin makes ours 4x to 28x slower. So only a peer
+    // slowed as much as ours (2x) counts: the spin reached code it must not.
+    match flagged.iter().find(|(name, _, ratio)| !OURS.contains(&contender(name).as_str()) && *ratio >= 2.0) {
+        Some((name, mark, ratio)) => Err(format!("a peer's row was slowed: {name} {mark} {ratio}x\n{stdout}")),
         None => Ok(()),
     }
 }
