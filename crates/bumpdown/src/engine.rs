@@ -699,19 +699,27 @@ fn format_into(buf: &mut [MaybeUninit<u8>], args: core::fmt::Arguments<'_>) {
 }
 
 /// Asks the CPU to start loading the line
-/// [`PREFETCH_AHEAD`](bumping::PREFETCH_AHEAD) bytes above `top` (one
-/// `prefetcht0` on x86-64; nothing elsewhere, or under Miri).
+/// [`PREFETCH_AHEAD`](bumping::PREFETCH_AHEAD) bytes above `top` (see [`prefetch`]).
 #[inline(always)]
 pub(crate) fn prefetch_ahead(top: *mut u8) {
+    // `wrapping_add` makes no claim about the address.
+    prefetch(top.wrapping_add(bumping::PREFETCH_AHEAD));
+}
+
+/// Asks the CPU to start loading the cache line that holds `p`, for a read or write soon
+/// (one `prefetcht0` on x86-64; nothing elsewhere, or under Miri). Any address will do,
+/// null or unmapped included: nothing is read that the program sees.
+#[inline(always)]
+pub fn prefetch(p: *const u8) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: a prefetch is only a hint: it reads nothing the program sees and never
-    // faults, whatever the address. `wrapping_add` makes no claim about the address.
+    // faults, whatever the address.
     unsafe {
         use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(top.wrapping_add(bumping::PREFETCH_AHEAD).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>());
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = top;
+    let _ = p;
 }
 
 /// A block of `size` bytes aligned to `align` from the free range, cursor moved. `SIZED`:
