@@ -1,4 +1,4 @@
-//! A thread's heap: its three windows of the region (one per band of sizes) and its free lists.
+//! A thread's heap: its four windows of the region (one per band of sizes) and its free lists.
 //!
 //! Blocks are bumped **upwards** inside a window, so the newest block can grow in place
 //! by moving the bump pointer. A thread touches only its own `Heap`, so nothing here is
@@ -16,16 +16,27 @@
 //! for blocks that are not the newest, and the rules of when a block may change size in
 //! place (its class, see [`Heap::resize_in_place`]).
 //!
-//! A heap has three windows, one per *band* of chunk sizes: [`TINY`] chunks, chunks of at
-//! most [`SMALL_BAND`] bytes, and larger ones. A program's small blocks are mostly short
-//! strings whose bytes are seldom read again, while its larger ones are mostly the nodes and
-//! arrays it walks; kept apart, the nodes sit densely in cache lines and pages instead of
-//! being spread out by the strings between them (the way a size-segregated allocator such
-//! as mimalloc lays them out), and a growing array is more often the newest block of its
-//! window, so it grows in place. Free lists are per class, not per window: a listed block
-//! may lie in any window's memory. A listed block of at least [`HARVEST_MIN`] bytes may
-//! in turn become a window, of any band, when one runs out (`Heap::harvest`): memory a
-//! class no longer needs serves the others before the region grows.
+//! A heap has four windows, one per *band* of chunk sizes: [`TINY`] chunks, chunks of at
+//! most [`SMALL_BAND`] bytes, [`LINE`] chunks, and the others. A program's small blocks are
+//! mostly short strings whose bytes are seldom read again, while its larger ones are mostly
+//! the nodes and arrays it walks; kept apart, the nodes sit densely in cache lines and
+//! pages instead of being spread out by the strings between them (the way a size-segregated
+//! allocator such as mimalloc lays them out), and a growing array is more often the newest
+//! block of its window, so it grows in place. Free lists are per class, not per window: a
+//! listed block may lie in any window's memory. A listed block of at least [`HARVEST_MIN`]
+//! bytes may in turn become a window, of any band, when one runs out (`Heap::harvest`):
+//! memory a class no longer needs serves the others before the region grows.
+//!
+//! The [`LINE`] window holds chunks of exactly 64 bytes, placed so that the block handed
+//! out (after the `malloc` front end's 8-byte header, at the heap's phase) starts on a
+//! cache line: a block of up to `64 - phase` bytes then lies in one line. Among the others
+//! a 64-byte chunk starts wherever the sizes before it left the cursor. Measured (python3's
+//! workload, `bench/py_workload.py`): its lists and two-element tuples are `malloc(56)`
+//! (732,019 calls), and with one window for all larger chunks 90% of them straddled two
+//! lines, against none under jemalloc and mimalloc, whose size classes keep a 64-byte block
+//! on a line; python's collector read two lines where one would do. The line window's
+//! chunks never change size in place and it never takes a listed block (`Heap::harvest`):
+//! either would move its cursor off the line phase.
 //!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
@@ -39,9 +50,11 @@
 //!   past a multiple of `GRAIN`; a `TINY` chunk starts 8-aligned.
 //! * For each window `w` in `windows`: `w.cur <= w.end` (as addresses); `w.cur` is the
 //!   phase past a multiple of `GRAIN`, except in the tiny window (index 0), where it is a
-//!   multiple of `TINY`; `w.end` is a multiple of `GRAIN` (a carved window ends on a
-//!   `region::PAGE` boundary; a window made of a listed block, see `Heap::harvest`, ends
-//!   where the block does, rounded down to `GRAIN`).
+//!   multiple of `TINY`; in the line window ([`LINE_BAND`]) it is `line_offset(phase)` past
+//!   a multiple of [`LINE`] (so the phase past a multiple of `GRAIN` too); `w.end` is a
+//!   multiple of `GRAIN` (a carved window ends on a `region::PAGE` boundary; a window made
+//!   of a listed block, see `Heap::harvest`, ends where the block does, rounded down to
+//!   `GRAIN`).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
@@ -66,12 +79,27 @@ use crate::shadow;
 
 // Window ends are multiples of GRAIN (of region::PAGE when carved); `bump_up` asks for
 // multiples of CHUNK_ALIGN.
-const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0 && GRAIN % CHUNK_ALIGN == 0);
+const _: () = assert!(region::PAGE % CHUNK_ALIGN == 0 && GRAIN % CHUNK_ALIGN == 0 && region::PAGE % LINE == 0);
 
 /// Chunks of at most this many bytes come from a thread's small window (see the module
 /// docs). 32 covers a short string under `BumpGlobal` and, with its 8-byte header, a
 /// string of up to 24 bytes under the `malloc` front end.
 pub const SMALL_BAND: usize = 32;
+
+/// Chunks of exactly this many bytes (a cache line) come from a window of their own, the
+/// [`LINE_BAND`], where each block starts on a line (see the module docs).
+pub const LINE: usize = 64;
+
+/// The index of the [`LINE`] window in a heap's windows.
+pub const LINE_BAND: usize = 3;
+
+/// Where the line window's chunks start, past a multiple of [`LINE`], for a heap of
+/// `phase` (0 or [`PHASE_HEADER`]): `phase` bytes short of a line, so that the block
+/// handed out, `phase` bytes into its chunk, starts on one.
+#[inline(always)]
+const fn line_offset(phase: usize) -> usize {
+    (LINE - phase) % LINE
+}
 
 /// First window a thread carves for each band; each later one doubles, up to [`MAX_WINDOW`].
 pub const FIRST_WINDOW: usize = 64 << 10;
@@ -140,8 +168,8 @@ pub const fn chunk_size(size: usize, align: usize, mode: Mode) -> Option<usize> 
 /// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
 /// ```
 pub struct Heap {
-    /// `[tiny, small, large]`: indexed by [`band`].
-    windows: [Window; 3],
+    /// `[tiny, small, large, line]`: indexed by [`band`].
+    windows: [Window; 4],
     free: [*mut u8; CLASSES],
 }
 
@@ -298,16 +326,20 @@ unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize) -> *mut u8 {
     block
 }
 
-/// The window a chunk of `csz` bytes is bumped from: 0 (tiny), 1 (small) or 2 (large).
+/// The window a chunk of `csz` bytes is bumped from: 0 (tiny), 1 (small), 2 (large) or
+/// [`LINE_BAND`] (3, exactly [`LINE`] bytes).
 #[inline(always)]
 const fn band(csz: usize) -> usize {
-    (csz > TINY) as usize + (csz > SMALL_BAND) as usize
+    (csz > TINY) as usize + (csz > SMALL_BAND) as usize + (csz == LINE) as usize
 }
+const _: () = assert!(band(LINE) == LINE_BAND && LINE > SMALL_BAND && LINE % GRAIN == 0);
 
 impl Heap {
     /// The empty heap (no windows, empty lists).
-    pub const EMPTY: Heap =
-        Heap { windows: [Window::EMPTY, Window::EMPTY, Window::EMPTY], free: [ptr::null_mut(); CLASSES] };
+    pub const EMPTY: Heap = Heap {
+        windows: [Window::EMPTY, Window::EMPTY, Window::EMPTY, Window::EMPTY],
+        free: [ptr::null_mut(); CLASSES],
+    };
 
     /// Allocates a chunk of `csz` bytes (from [`chunk_size`]) aligned to `align`
     /// (a power of two `<= MAX_ALIGN`), zeroed when `ZERO`. Null when the region cannot
@@ -339,7 +371,7 @@ impl Heap {
                     return unsafe { pop::<ZERO>(head, csz) };
                 }
             }
-            // SAFETY: band(_) < 3.
+            // SAFETY: band(_) < 4.
             let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
             // Alignment 1: the block is aligned enough at `cur`, a multiple of GRAIN, or of
             // TINY in the tiny window, whose chunks ask for align <= TINY. (Through the
@@ -418,15 +450,22 @@ impl Heap {
     /// filing the old tail and switching. False when the region cannot give `need` bytes.
     #[cold]
     fn refill(&mut self, i: usize, need: usize, mode: Mode, phase: usize, init: &impl Fn() -> region::Options) -> bool {
-        if mode == Mode::Recycle && self.harvest(i, need) {
+        // A listed block would start the line window off its phase (see the module docs).
+        if mode == Mode::Recycle && i != LINE_BAND && self.harvest(i, need) {
             return true;
         }
         if !region::initialized() && !region::init(init()) {
             return false;
         }
-        // The window starts `phase` bytes in (the tiny window's 8-byte chunks need none).
-        let phase = if i == 0 { 0 } else { phase };
-        let Some(need) = need.checked_add(phase).and_then(|n| crate::classes::checked_round_up(n, region::PAGE)) else {
+        // The window starts `phase` bytes in (the tiny window's 8-byte chunks need none; the
+        // line window's start `line_offset(phase)` in, a page being a multiple of a line).
+        let offset = match i {
+            0 => 0,
+            LINE_BAND => line_offset(phase),
+            _ => phase,
+        };
+        let need = need.checked_add(offset).and_then(|n| crate::classes::checked_round_up(n, region::PAGE));
+        let Some(need) = need else {
             return false;
         };
         let w = &mut self.windows[i];
@@ -443,8 +482,9 @@ impl Heap {
         } else {
             // Never wraps: cur <= end (invariant).
             let (tail, room) = (w.cur, w.end - w.cur.addr());
-            // SAFETY: phase < len (a window is at least a region page): inside the window.
-            w.cur = unsafe { start.add(phase) };
+            // SAFETY: offset < LINE <= len (a window is at least a region page): inside the
+            // window.
+            w.cur = unsafe { start.add(offset) };
             w.end = start.addr() + len;
             w.fresh = start.addr();
             if mode == Mode::Recycle {
@@ -554,7 +594,7 @@ impl Heap {
     /// thread's heap; it is not used afterwards.
     #[inline(always)]
     pub unsafe fn free(&mut self, p: *mut u8, csz: usize, mode: Mode) {
-        // SAFETY: band(_) < 3.
+        // SAFETY: band(_) < 4.
         let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
         // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. The newest
         // block of its band's window goes back to the bump pointer (whichever window
@@ -594,7 +634,8 @@ impl Heap {
         }
         // SAFETY: a live chunk is not null.
         let block = unsafe { NonNull::new_unchecked(p) };
-        let Some(i) = (0..self.windows.len()).find(|&i| self.windows[i].cursor().is_newest(block, old)) else {
+        // Not in the line window: a resized chunk would move its cursor off the line phase.
+        let Some(i) = (0..LINE_BAND).find(|&i| self.windows[i].cursor().is_newest(block, old)) else {
             return false;
         };
         // The engine's resizing of a newest block, as for every arena face.

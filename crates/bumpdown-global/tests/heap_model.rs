@@ -403,3 +403,51 @@ fn large_free_blocks_become_windows_for_small_blocks() {
         }
     }
 }
+
+/// Every 64-byte chunk, bumped between chunks of other sizes or taken from its free list,
+/// hands out a block that starts on a cache line, at either phase: a `malloc(56)` under
+/// the preload (a chunk with its 8-byte header) or a 64-byte value under `BumpGlobal` lies
+/// in one line. Under python3's workload, with one window for every chunk over 32 bytes,
+/// 90% of its `malloc(56)` blocks straddled two lines. Such a chunk never grows in place
+/// (that would move the line window's cursor off the line), so a `realloc` moves it.
+#[test]
+fn line_chunks_start_their_blocks_on_a_cache_line() {
+    let _turn = one_at_a_time();
+    for (phase, mode) in [(8, Mode::Recycle), (8, Mode::Bump), (0, Mode::Recycle), (0, Mode::Bump)] {
+        let mut h = Heap::EMPTY;
+        let line = chunk_size(64 - phase, 16, mode).unwrap();
+        assert_eq!(line, 64);
+        let on_a_line = |p: *mut u8| (p.addr() + phase) % 64 == 0;
+        let mut blocks = Vec::new();
+        // SAFETY: sizes from chunk_size with alignment 16; every block is freed once, with
+        // its size.
+        unsafe {
+            for k in 0..5000 {
+                // Other sizes in between, as a program interleaves them (48 bytes: the
+                // large window's cursor moves off the line).
+                let other = chunk_size([24, 40, 100, 300][k % 4], 16, mode).unwrap();
+                blocks.push((h.alloc::<false>(other, 16, mode, phase, &options), other));
+                let p = h.alloc::<false>(line, 16, mode, phase, &options);
+                assert!(on_a_line(p), "phase {phase}, {mode:?}: chunk {k} at {p:?}");
+                blocks.push((p, line));
+            }
+            // The newest line chunk does not grow in place; a smaller chunk does.
+            let (p, csz) = blocks.pop().unwrap();
+            assert!(!h.resize_in_place(p, csz, chunk_size(100, 16, mode).unwrap(), mode, phase));
+            blocks.push((p, csz));
+            // Freed line chunks come back from the list on a line, and new ones still land
+            // on one.
+            for (p, csz) in blocks.drain(..).rev() {
+                h.free(p, csz, mode);
+            }
+            for _ in 0..3 * 5000 {
+                let p = h.alloc::<false>(line, 16, mode, phase, &options);
+                assert!(on_a_line(p), "phase {phase}, {mode:?}: {p:?} after the frees");
+                blocks.push((p, line));
+            }
+            for (p, csz) in blocks {
+                h.free(p, csz, mode);
+            }
+        }
+    }
+}
