@@ -31,7 +31,7 @@ pub fn main() -> ExitCode {
         Command::Child(Child::Speed { index }) => speed::child_main(&options, *index),
         Command::Child(Child::Scopes { index }) => scopes::child_main(&options, *index),
         Command::Child(Child::Seed004 { contender }) => seed004::child_main(contender),
-        Command::Child(Child::Fresh) => fresh::child_main(&options),
+        Command::Child(Child::Fresh { index }) => fresh::child_main(&options, *index),
         Command::Report => run_report(options),
         Command::Stage(Stage::Render { file, out, readme }) => render(file, out.as_deref(), *readme),
         Command::Stage(Stage::Compare { before, after }) => return compare(before, after),

@@ -205,7 +205,10 @@ pub enum Child {
         index: usize,
     },
     /// Measure the fresh-arena table once (on a mimalloc heap)
-    Fresh,
+    Fresh {
+        /// Which of the processes this is (0-based): its stack shift
+        index: usize,
+    },
     /// Run the seed-004 workload for one contender
     Seed004 {
         /// Contender name
@@ -348,7 +351,7 @@ mod tests {
         assert!(parse_str("--frobnicate").is_err());
         assert!(parse_str("child speed x").is_err());
         assert!(parse_str("child speed").is_err());
-        assert!(parse_str("child fresh 1").is_err());
+        assert!(parse_str("child fresh").is_err());
         assert!(parse_str("child other").is_err());
         assert!(parse_str("render").is_err());
         assert!(parse_str("compare a.json").is_err());
@@ -359,8 +362,8 @@ mod tests {
     #[test]
     fn children_take_the_parents_options() {
         let parent = parse_str("--full --filter alloc --processes 3").unwrap();
-        let options = parse(parent.child_args(&["fresh"])).unwrap();
-        assert_eq!(options.command, Command::Child(Child::Fresh));
+        let options = parse(parent.child_args(&["fresh", "0"])).unwrap();
+        assert_eq!(options.command, Command::Child(Child::Fresh { index: 0 }));
         assert_eq!((options.effort, options.processes()), (Effort::Full, 3));
         assert_eq!(options.filter.as_deref(), Some("alloc"));
         assert_eq!(parse(parse_str("").unwrap().child_args(&["speed", "1"])).unwrap().filter, None);

@@ -102,9 +102,9 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     let (processes, samples) = (options.effort.fresh_processes(), options.effort.fresh_samples());
     let mut raw = Vec::new();
     run.section(Phase::Fresh, processes);
-    for _ in 0..processes {
+    for index in 0..processes {
         run.step("processes on a mimalloc heap");
-        let args = options.child_args(&["fresh"]);
+        let args = options.child_args(&["fresh", &index.to_string()]);
         let out = procs::run_self(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
         let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
         raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
@@ -122,9 +122,10 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     Ok(FreshResults { cells, processes, samples, clear_batch: CLEAR_BATCH })
 }
 
-/// `child fresh`: measures every selected cell once and prints the cells (JSON), each
-/// with its median ns per operation.
-pub fn child_main(options: &Options) -> Result<(), String> {
+/// `child fresh I`: measures every selected cell once and prints the cells (JSON), each
+/// with its median ns per operation. Measures on a stack shifted as the speed table's
+/// process `I` is ([`procs::on_shifted_stack`]): the struct rows copy their value from it.
+pub fn child_main(options: &Options, index: usize) -> Result<(), String> {
     if !heap::on_mimalloc() {
         return Err(format!("the fresh-arena child needs {}={}", heap::HEAP_VAR, heap::MIMALLOC));
     }
@@ -146,9 +147,13 @@ pub fn child_main(options: &Options) -> Result<(), String> {
             }
         }
     }
-    let mut child = Child { samples: options.effort.fresh_samples(), options, cells: Vec::new() };
-    contenders::visit_all(&mut child);
-    println!("{}", serde_json::to_string(&child.cells).expect("cells serialize"));
+    let options = options.clone();
+    let out = procs::on_shifted_stack(index, move || {
+        let mut child = Child { samples: options.effort.fresh_samples(), options: &options, cells: Vec::new() };
+        contenders::visit_all(&mut child);
+        serde_json::to_string(&child.cells).expect("cells serialize")
+    })?;
+    println!("{out}");
     Ok(())
 }
 
