@@ -6,9 +6,9 @@
 //!   (default [`DEFAULT_LIMIT`]); past it, allocations go to glibc.
 //! * `BUMPDOWN_STATS=1`: print a summary line to stderr at exit (`pid=`, `exe=`, then
 //!   the figures); `BUMPDOWN_STATS=/absolute/path` appends it to that file instead.
-//! * `BUMPDOWN_HUGEPAGES=0`: no transparent huge pages on the region. By default the
-//!   region goes on them once the program is big enough, if one faults in fast enough on
-//!   this machine ([`HUGE_PAGES`]).
+//! * `BUMPDOWN_HUGEPAGES=1`: put the region on transparent huge pages once the program
+//!   is big enough, if one faults in fast enough on this machine. Off by default
+//!   ([`HUGE_PAGES`] says why).
 //! * `BUMPDOWN_POPULATE=1`: fault each thread window in with one `MADV_POPULATE_WRITE`
 //!   (off by default).
 
@@ -73,14 +73,21 @@ fn read_mode() -> Mode {
     }
 }
 
-/// Default of `BUMPDOWN_HUGEPAGES`: on, subject to the region's check that a huge page
-/// faults in fast enough on this machine (`bumpdown_global::region::huge_pages`).
+/// Default of `BUMPDOWN_HUGEPAGES`: off. With it on, the region goes on transparent huge
+/// pages when one test page faults in fast enough (`bumpdown_global::region::huge_pages`).
 ///
-/// Measured on the development VM (three interleaved runs each, wall time): `jq` over
-/// 66 MB went from 4.80-4.99 s to 4.05-4.52 s and from 188,000 page faults to 7,000;
-/// `clang-14 -fsyntax-only` from 3.09-3.11 s to 2.31-2.93 s; FileCheck's torture run from
-/// 6.2-7.4 s to 5.3-7.0 s. Peak RSS grew by 0-3%.
-pub const HUGE_PAGES: bool = true;
+/// On by default until 2026-11-27, when one page proved a poor test on the development
+/// VM, which hands free 2 MiB blocks back to its host (virtio-balloon free page
+/// reporting): in a program faulting in 600 MiB of huge pages, the first took 0.19 ms and
+/// the average 4.59 ms (2.3 s/GiB, against 0.86 ms per 2 MiB as small pages) in one run
+/// of three, and 0.2 ms in the others, so each run drew its speed by lot. Paired whole
+/// -process timings, 7 rounds, default-off over on: jq 0.918x (on: 1.78-3.11 s, off:
+/// 2.09-2.37 s), sort 0.901x, git 0.970x, FileCheck 0.995x, python3 0.995x, clang
+/// 1.006x, gcc 1.029x (0.97-1.12); peak RSS within 2%. (Measured in 2026-05 on a VM
+/// whose huge pages faulted in fast: jq 4.80-4.99 s to 4.05-4.52 s with them, clang
+/// 3.09-3.11 s to 2.31-2.93 s.) Where huge pages do fault in fast, `BUMPDOWN_HUGEPAGES=1`
+/// is worth trying.
+pub const HUGE_PAGES: bool = false;
 
 /// The region to set up (reads `BUMPDOWN_LIMIT`, `BUMPDOWN_HUGEPAGES`, `BUMPDOWN_POPULATE`).
 pub fn region_options() -> Options {
