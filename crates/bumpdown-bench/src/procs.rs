@@ -123,10 +123,10 @@ static BLOCK_OFFSET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicU
 
 /// Runs `f` on a new thread, `stack_shift(index)` bytes further down its stack than
 /// where the thread starts, with [`this_block_offset`] set for `index`, and returns
-/// what `f` returns. A new thread's stack starts at
-/// the same offset within a page in every process (unlike the main thread's, which the
-/// kernel randomises), so the shift alone decides where the work's stack lies in its
-/// page: the same place in every run for the same index. Indices 16 apart share a shift.
+/// what `f` returns. A new thread's stack starts at the same offset within a page in
+/// every process (unlike the main thread's, which the kernel randomises), so the shift
+/// alone decides where the work's stack lies in its page: the same place in every run
+/// for the same index. Indices 16 apart share a shift.
 pub fn on_shifted_stack(index: usize, f: impl FnOnce() -> String + Send + 'static) -> Result<String, String> {
     macro_rules! shifted {
         ($($i:literal)*) => {
