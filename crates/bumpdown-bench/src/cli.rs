@@ -42,9 +42,11 @@ impl Effort {
         self.pick(41, 101)
     }
 
-    /// Processes that measure the fresh-arena table.
+    /// Processes that measure the fresh-arena table. Each has its own stack placement
+    /// (`procs::stack_shift`), and in its 1 KiB row a contender's copies run at half speed
+    /// in up to 3 of 5 placements: 9 keep that row's median at the common placement.
     pub fn fresh_processes(self) -> usize {
-        self.pick(3, 5)
+        self.pick(5, 9)
     }
 
     /// Samples per cell and process of the fresh-arena table (each a whole arena's life).
