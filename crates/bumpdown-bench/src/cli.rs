@@ -198,7 +198,7 @@ enum Subcommands {
 pub enum Child {
     /// Measure the speed table once and print raw samples
     Speed {
-        /// Which of the processes this is (0-based): its stack shift
+        /// Which of the processes this is (0-based): its stack shift and first-block offset
         index: usize,
     },
     /// Measure the scope tables once and print raw samples

@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
@@ -64,7 +65,7 @@ fn run_children<K: DeserializeOwned>(
 /// by sample, and prints their [`ChildSamples`] for the parent.
 ///
 /// The work runs on a fresh thread whose stack is shifted by [`stack_shift`]`(index)`
-/// bytes (see [`on_shifted_stack`]).
+/// bytes (see [`on_shifted_stack`]), with [`this_block_offset`] set for `index`.
 pub fn child_main<R: 'static, K: Serialize + 'static>(
     options: &Options,
     index: usize,
@@ -72,6 +73,7 @@ pub fn child_main<R: 'static, K: Serialize + 'static>(
     cells: fn(&R) -> Vec<(K, Sampler)>,
 ) -> Result<(), String> {
     let options = options.clone();
+    BLOCK_OFFSET.store(block_offset(index), Ordering::Relaxed);
     let out = on_shifted_stack(index, move || measure_rows(&options, rows, cells))?;
     std::io::stdout().write_all(out.as_bytes()).map_err(|e| format!("writing samples: {e}"))
 }
@@ -113,20 +115,19 @@ pub const fn block_offset(index: usize) -> usize {
     16 * ((index + index / 4) % 4)
 }
 
-/// [`block_offset`] of this process (0 outside a measuring child).
+/// [`block_offset`] of this process (0 outside a speed or scope child).
 pub fn this_block_offset() -> usize {
-    BLOCK_OFFSET.load(std::sync::atomic::Ordering::Relaxed)
+    BLOCK_OFFSET.load(Ordering::Relaxed)
 }
 
-/// Set once by [`on_shifted_stack`], before the measuring starts.
-static BLOCK_OFFSET: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Set once by [`child_main`], before the measuring starts.
+static BLOCK_OFFSET: AtomicUsize = AtomicUsize::new(0);
 
 /// Runs `f` on a new thread, `stack_shift(index)` bytes further down its stack than
-/// where the thread starts, with [`this_block_offset`] set for `index`, and returns
-/// what `f` returns. A new thread's stack starts at the same offset within a page in
-/// every process (unlike the main thread's, which the kernel randomises), so the shift
-/// alone decides where the work's stack lies in its page: the same place in every run
-/// for the same index. Indices 16 apart share a shift.
+/// where the thread starts, and returns what `f` returns. A new thread's stack starts at
+/// the same offset within a page in every process (unlike the main thread's, which the
+/// kernel randomises), so the shift alone decides where the work's stack lies in its
+/// page: the same place in every run for the same index. Indices 16 apart share a shift.
 pub fn on_shifted_stack(index: usize, f: impl FnOnce() -> String + Send + 'static) -> Result<String, String> {
     macro_rules! shifted {
         ($($i:literal)*) => {
@@ -136,7 +137,6 @@ pub fn on_shifted_stack(index: usize, f: impl FnOnce() -> String + Send + 'stati
             }
         };
     }
-    BLOCK_OFFSET.store(block_offset(index), std::sync::atomic::Ordering::Relaxed);
     std::thread::Builder::new()
         .name("measure".to_owned())
         .spawn(move || shifted!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15))

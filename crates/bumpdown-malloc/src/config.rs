@@ -83,10 +83,10 @@ fn read_mode() -> Mode {
 /// of three, and 0.2 ms in the others, so each run drew its speed by lot. Paired whole
 /// -process timings, 7 rounds, default-off over on: jq 0.918x (on: 1.78-3.11 s, off:
 /// 2.09-2.37 s), sort 0.901x, git 0.970x, FileCheck 0.995x, python3 0.995x, clang
-/// 1.006x, gcc 1.029x (0.97-1.12); peak RSS within 2%. (Measured in 2026-05 on a VM
-/// whose huge pages faulted in fast: jq 4.80-4.99 s to 4.05-4.52 s with them, clang
-/// 3.09-3.11 s to 2.31-2.93 s.) Where huge pages do fault in fast, `BUMPDOWN_HUGEPAGES=1`
-/// is worth trying.
+/// 1.006x, gcc 1.029x (0.97-1.12); peak RSS within 2%. (Measured earlier on a VM whose
+/// huge pages faulted in fast: jq 4.80-4.99 s to 4.05-4.52 s with them, clang 3.09-3.11 s
+/// to 2.31-2.93 s.) Where huge pages do fault in fast, `BUMPDOWN_HUGEPAGES=1` is worth
+/// trying.
 pub const HUGE_PAGES: bool = false;
 
 /// The region to set up (reads `BUMPDOWN_LIMIT`, `BUMPDOWN_HUGEPAGES`, `BUMPDOWN_POPULATE`).
