@@ -1,7 +1,9 @@
 //! The timed loops of the collections table: build a string or a vector in an arena,
 //! then reset the arena. Each column is a way its users would write it:
 //! bumpdown's `collections`, bumpalo's `collections`, and `allocator_api2::vec::Vec`
-//! on `&bumpalo::Bump` and on `&bumpdown::Arena`.
+//! on `&bumpalo::Bump`, on `&bumpdown::Arena` and on the global heap. The last is the
+//! `allocator_api2` code with no arena under it: the arena columns' distance from it is
+//! what their allocators cost.
 //!
 //! Every function is `#[inline(never)]` and gets the arena as `&mut` (a helper that is
 //! handed an arena); the pieces and values pass through `black_box` once per build, and
@@ -80,6 +82,28 @@ build_then_reset! {
     /// `allocator_api2::vec::Vec<u64, &bumpdown::Arena>` + [`VEC_LEN`] × `push`.
     vec_api2_bumpdown(bumpdown::Arena, first: u64) = Api2Vec::new_in, as_slice,
         |v| for i in 0..VEC_LEN as u64 { v.push(first + i) };
+}
+
+/// `allocator_api2::vec::Vec<u8>` on the global heap + `extend_from_slice`, then
+/// dropped (no arena to reset).
+#[inline(never)]
+pub fn string_api2_heap(pieces: &[&str]) {
+    let mut v = Api2Vec::<u8>::new();
+    for piece in black_box(pieces) {
+        v.extend_from_slice(piece.as_bytes());
+    }
+    black_box(v.as_slice());
+}
+
+/// `allocator_api2::vec::Vec<u64>` on the global heap + [`VEC_LEN`] × `push`, then
+/// dropped.
+#[inline(never)]
+pub fn vec_api2_heap(first: u64) {
+    let mut v = Api2Vec::<u64>::new();
+    for i in 0..VEC_LEN as u64 {
+        v.push(first + i);
+    }
+    black_box(v.as_slice());
 }
 
 #[cfg(test)]

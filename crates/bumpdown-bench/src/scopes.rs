@@ -86,11 +86,13 @@ const ENTER_WAYS: [Way; 5] = [
 /// The Bumper table's reference column: ratios to it are shown as well.
 pub const STACK_ARRAY: &str = "stack_array";
 
-const COLLECTION_WAYS: [Way; 4] = [
+const COLLECTION_WAYS: [Way; 5] = [
     way("bumpdown_collections", "bumpdown `collections`"),
     way("bumpalo_collections", "bumpalo `collections`"),
     way("api2_bumpalo", "`allocator_api2` `Vec` on `&bumpalo::Bump`"),
     way("api2_bumpdown", "`allocator_api2` `Vec` on `&bumpdown::Arena`"),
+    // The `allocator_api2` code alone: its `extend_from_slice` pushes byte by byte.
+    way("api2_heap", "`allocator_api2` `Vec` on the global heap"),
 ];
 
 const BUMPER_WAYS: [Way; 5] = [
@@ -305,11 +307,16 @@ fn string_build_cells() -> Vec<(&'static str, Sampler)> {
     let p = pieces.clone();
     cells.push(("api2_bumpalo", timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpalo(&mut theirs, &p)))));
     let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
-    cells.push((
-        "api2_bumpdown",
-        timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpdown(&mut ours, &pieces))),
-    ));
+    let p = pieces.clone();
+    cells.push(("api2_bumpdown", timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpdown(&mut ours, &p)))));
+    cells.push(("api2_heap", heap_timed(n, move || ck::string_api2_heap(&pieces))));
     cells
+}
+
+/// A collections cell on the global heap: `n` builds per sample with the heap counters
+/// paused (as the Bumper table's heap `Vec`: their atomic adds are not the heap's).
+fn heap_timed(n: usize, build: impl Fn() + 'static) -> Sampler {
+    timed(n, n, move |n| crate::heap::uncounted(|| (0..n).for_each(|_| build())))
 }
 
 fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
@@ -336,6 +343,7 @@ fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
             "api2_bumpdown",
             timed(n, n, move |n| (0..n).for_each(|_| ck::vec_api2_bumpdown(&mut ours2, black_box(first)))),
         ),
+        ("api2_heap", heap_timed(n, move || ck::vec_api2_heap(black_box(first)))),
     ]
 }
 
