@@ -19,10 +19,17 @@ use crate::thread::ThreadHeap;
 /// thirty times that size, and a program that outgrows it still runs, on the fallback.
 pub const DEFAULT_RESERVATION: usize = 64 << 30;
 
-/// Default of [`BumpGlobal::huge_pages`]: on. A bump region is used densely from its
-/// start, so huge pages cost little extra memory and save most page faults: on the JSON
-/// workload (1 GB of small blocks) system time fell from 0.88 s to 0.55 s.
-const HUGE_PAGES: bool = true;
+/// Default of [`BumpGlobal::huge_pages`]: off, as for the preloaded `malloc`
+/// (`bumpdown_malloc::config::HUGE_PAGES` tells why). A bump region is used densely from
+/// its start, so where huge pages fault in fast they cost little extra memory and save
+/// most page faults (on the JSON workload, 1 GB of small blocks, system time fell from
+/// 0.88 s to 0.55 s on such a VM). On the development VM, which hands free 2 MiB blocks
+/// back to its host, the one-page test passes and later pages fault in slowly, so each
+/// run's speed was drawn by lot. Paired whole-process timings there, 2026-11-27, 9
+/// rounds: with them on, JSON took 1.261x the time of off (0.98-2.97 s against
+/// 1.38-1.66 s) and the `syn` parse 1.105x (0.68-1.41 s against 0.76-0.97 s); peak RSS
+/// the same.
+const HUGE_PAGES: bool = false;
 /// Default of [`BumpGlobal::populate`]: on. A window is about to be used, so faulting it
 /// in with one call beats a trap per page: with huge pages, system time fell further to
 /// 0.32 s on the JSON workload (mimalloc: 0.34 s, glibc: 0.94 s).
@@ -49,13 +56,13 @@ pub enum Exhaustion {
 /// * In the default [`Mode::Recycle`], sizes are rounded to size classes and freed blocks
 ///   are reused from per-thread free lists. Blocks over 256 KiB get mappings of their
 ///   own, returned to the OS when freed, grown by `mremap` without copying, and put on
-///   transparent huge pages from 2 MiB up (with [`BumpGlobal::huge_pages`]). [`BumpGlobal::bump_only`]
+///   transparent huge pages from 2 MiB up when [`BumpGlobal::huge_pages`] asks. [`BumpGlobal::bump_only`]
 ///   serves everything by bumping and reuses only the newest block.
 /// * `alloc_zeroed` writes no zeros on memory never used before (fresh `mmap` pages).
 /// * Alignments over 4096 bytes go to the system allocator.
-/// * The reservation asks for transparent huge pages and each new window is faulted in
-///   with one `MADV_POPULATE_WRITE` call ([`BumpGlobal::huge_pages`],
-///   [`BumpGlobal::populate`]): page faults are most of what a bump allocator costs.
+/// * Each new window is faulted in with one `MADV_POPULATE_WRITE` call
+///   ([`BumpGlobal::populate`]), and with [`BumpGlobal::huge_pages`] the reservation asks
+///   for transparent huge pages: page faults are most of what a bump allocator costs.
 ///
 /// All `BumpGlobal` values in a process share one region; the first allocation sets it
 /// up with the settings of the value it went through.
@@ -132,13 +139,13 @@ impl BumpGlobal {
     }
 
     /// Whether to ask for transparent huge pages on the reservation (`MADV_HUGEPAGE`) and
-    /// for big blocks; `BUMPDOWN_HUGEPAGES=0|1` overrides it. They are used once the
+    /// for big blocks (default: off); `BUMPDOWN_HUGEPAGES=0|1` overrides it. They are used once the
     /// program has carved [`HUGE_CHECK_AT`](crate::region::HUGE_CHECK_AT) bytes of windows
     /// or asks for a block of 2 MiB or more, and only if a huge page faults in fast enough
     /// on this machine ([`region::huge_pages`](crate::region::huge_pages) says whether).
     ///
     /// ```
-    /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::new().huge_pages(false);
+    /// static A: bumpdown_global::BumpGlobal = bumpdown_global::BumpGlobal::new().huge_pages(true);
     /// ```
     pub const fn huge_pages(self, on: bool) -> Self {
         BumpGlobal { huge_pages: on, ..self }

@@ -6,8 +6,10 @@ use std::hint::black_box;
 
 use bumpdown_global::{stats, BumpGlobal, DEFAULT_RESERVATION};
 
+// Huge pages asked for (they are off by default), so that the tests walk that path too
+// wherever the region's test page says they are fast.
 #[global_allocator]
-static A: BumpGlobal = BumpGlobal::new();
+static A: BumpGlobal = BumpGlobal::new().huge_pages(true);
 
 /// Fills `len` bytes at `p` with a pattern derived from `seed`.
 fn fill(p: *mut u8, len: usize, seed: usize) {
