@@ -4,6 +4,17 @@
 //! grow/shrink/deallocate. After every step: `check_invariants`, no two live blocks
 //! overlap, each is aligned and inside the arena's used memory with its bytes intact, and
 //! the stats match the backing allocator and the positions saved at checkpoints.
+//!
+//! "With its bytes intact" is checked when it can change the answer, not after every
+//! step (which cost O(steps x live bytes), most of the time of long inputs): every byte
+//! of a block is checked right before any operation that may drop it from the model
+//! (dealloc, grow, shrink, a rewind the model expects to succeed, reset, a scope's or
+//! guard's exit) and at the end of the input, and a block whose bytes the arena wrote is
+//! checked when it is recorded. Nothing in the program writes a live block after the
+//! model's fill, and a block leaves the model only through those operations, so a byte
+//! changed at any step is still changed at that later check: the same inputs fail, a few
+//! steps later. (Alignment is checked once, when a block is recorded: its address never
+//! changes.)
 #![no_main]
 
 #[path = "common/model.rs"]
@@ -92,18 +103,13 @@ type A<'a, const M: usize> = Arena<M, &'a Counting>;
 impl World<'_> {
     fn check<const M: usize>(&self, arena: &A<'_, M>) {
         arena.check_invariants();
-        // `debug_owns` of every live block is implied below, at less cost (it walks every
-        // chunk, and calling it once per block after every step made up a third of the
-        // target's time): each block lies in a walked range, and `debug_owns` holds of
-        // every range that holds a block (it holds of a part of anything it holds of).
-        self.model.check(M, false, |_, _| true);
         let stats = arena.stats();
         assert_eq!(
             stats.held_bytes,
             self.backing.live_bytes.get(),
             "held bytes differ from the backing allocator's count"
         );
-        let live: usize = self.model.live.iter().map(|b| b.size).sum();
+        let live = self.model.live_bytes;
         assert!(stats.used >= live, "used {} < live {live}", stats.used);
         // The walk over the used chunks covers exactly the bytes in use, and every live
         // block lies in one of its ranges.
@@ -112,27 +118,31 @@ impl World<'_> {
         let mut ranges: Vec<(usize, usize)> =
             unsafe { arena.iter_allocated_chunks_raw() }.map(|(p, len)| (p.addr(), len)).collect();
         assert_eq!(ranges.iter().map(|r| r.1).sum::<usize>(), stats.used, "chunk walk and stats disagree");
-        // Sorted and disjoint (they are the used parts of different chunks), so the one
-        // range that can hold a block is the last one starting at or before it: a binary
-        // search per block instead of a scan of every range (the scan, per block and per
-        // step, grew with the number of chunks).
         ranges.sort_unstable();
         for w in ranges.windows(2) {
             assert!(w[0].0 + w[0].1 <= w[1].0, "walked chunks overlap: {:x?} and {:x?}", w[0], w[1]);
         }
-        let mut holding = vec![false; ranges.len()];
-        for b in self.model.live.iter().filter(|b| b.size > 0) {
-            let (start, end) = (b.ptr.addr(), b.ptr.addr() + b.size);
-            let at = ranges.partition_point(|&(lo, _)| lo <= start);
-            assert!(
-                at > 0 && end <= ranges[at - 1].0 + ranges[at - 1].1,
-                "live block {start:#x}+{} outside every walked chunk",
-                b.size
-            );
-            holding[at - 1] = true;
+        // Every live block lies in a walked range: the ranges are disjoint, so each block
+        // lies in at most one, and the blocks lying in some range number all the live
+        // blocks exactly when every block lies in one. Counted per range from the model's
+        // sorted spans (two binary searches a range), not searched per block: the per
+        // block search, after every step, grew with the number of live blocks.
+        // `debug_owns` is asked of every range that holds a block, as before: it holds of
+        // a part of anything it holds of, so of every block in such a range (it walks
+        // every chunk; asked of every block after every step it was a third of the time).
+        let mut inside = 0;
+        for &(lo, len) in &ranges {
+            let n = self.model.spans_within(lo, lo + len);
+            if n > 0 {
+                assert!(arena.debug_owns(lo, len), "debug_owns refuses the walked range {lo:#x}+{len}");
+                inside += n;
+            }
         }
-        for (&(lo, len), _) in ranges.iter().zip(&holding).filter(|(_, &h)| h) {
-            assert!(arena.debug_owns(lo, len), "debug_owns refuses the walked range {lo:#x}+{len}");
+        if inside != self.model.span_count() {
+            let outside = self.model.live.iter().find(|b| {
+                b.size > 0 && !ranges.iter().any(|&(lo, len)| lo <= b.ptr.addr() && b.ptr.addr() + b.size <= lo + len)
+            });
+            panic!("live block outside every walked chunk: {outside:?}");
         }
         assert!(stats.peak_used >= stats.used);
     }
@@ -230,6 +240,13 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
             Op::Rewind { pick: at } => {
                 let Some(i) = pick(w.cps.len(), at) else { continue };
                 let (cp, valid) = (w.cps[i].cp, w.cps[i].valid && w.cps[i].depth == depth);
+                if valid {
+                    // A rewind drops the blocks made after the checkpoint: check them first.
+                    // (The arena must refuse a checkpoint that is not `valid`: if it took
+                    // one, the assertion below fails anyway.)
+                    let seq = w.cps[i].seq;
+                    w.model.check_contents(|b| b.seq > seq);
+                }
                 let result = if depth == 0 { arena.try_rewind(cp) } else { bumpdown::Bump::try_rewind(arena, cp) };
                 match result {
                     Ok(()) => {
@@ -255,12 +272,14 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 assert_eq!(result, Err(RewindError::ForeignCheckpoint));
             }
             Op::Reset if depth == 0 => {
+                w.model.check_contents(|_| true);
                 arena.reset();
                 w.model.clear();
                 w.cps.iter_mut().for_each(|c| c.valid = false);
                 assert_eq!(arena.stats().used, 0);
             }
             Op::ResetWithLimit { retain } if depth == 0 => {
+                w.model.check_contents(|_| true);
                 arena.reset_with_limit(retain as usize);
                 w.model.clear();
                 w.cps.iter_mut().for_each(|c| c.valid = false);
@@ -279,6 +298,8 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 if b.depth != depth {
                     continue;
                 }
+                // The block may move (and its old bytes go back to the arena): check it first.
+                w.model.check_block(i);
                 let old = Layout::from_size_align(b.size, b.align).unwrap();
                 let new = Layout::from_size_align(b.size + usize::from(extra), 1 << (align % 8)).unwrap();
                 let a: &A<'_, M> = arena;
@@ -300,6 +321,7 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 if b.depth != depth {
                     continue;
                 }
+                w.model.check_block(i);
                 let old = Layout::from_size_align(b.size, b.align).unwrap();
                 let new = Layout::from_size_align(b.size.saturating_sub(usize::from(by)), 1 << (align % 8)).unwrap();
                 let a: &A<'_, M> = arena;
@@ -320,6 +342,7 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 if b.depth != depth {
                     continue;
                 }
+                w.model.check_block(i);
                 let a: &A<'_, M> = arena;
                 // SAFETY: a live block of this arena with this layout, dropped from the model.
                 unsafe {
@@ -333,6 +356,8 @@ fn run<const M: usize>(arena: &mut A<'_, M>, ops: &mut std::slice::Iter<'_, Op>,
                 {
                     let mut g = arena.scope_guard();
                     run_guard(&mut g, ops, w, depth + 1);
+                    // The guard's drop frees the blocks made in it: check them first.
+                    w.model.check_contents(|b| b.depth > depth);
                 }
                 w.model.forget_deeper(depth);
                 w.cps.iter_mut().filter(|c| c.depth > depth).for_each(|c| c.valid = false);
@@ -380,6 +405,11 @@ fn run_guard<const M: usize>(
             Op::Rewind { pick: at } => {
                 let Some(i) = pick(w.cps.len(), at) else { continue };
                 let (cp, valid) = (w.cps[i].cp, w.cps[i].valid && w.cps[i].depth == depth);
+                if valid {
+                    // As in `run`: the blocks a rewind drops are checked first.
+                    let seq = w.cps[i].seq;
+                    w.model.check_contents(|b| b.seq > seq);
+                }
                 match bumpdown::Bump::try_rewind(g, cp) {
                     Ok(()) => {
                         assert!(valid, "a stale checkpoint (or one from before the guard) was accepted");
@@ -407,6 +437,7 @@ fn run_guard<const M: usize>(
                 if b.depth != depth {
                     continue;
                 }
+                w.model.check_block(i);
                 let a: &A<'_, M> = g;
                 // SAFETY: a live block of this arena with this layout, dropped from the model.
                 unsafe {
@@ -420,6 +451,7 @@ fn run_guard<const M: usize>(
                 {
                     let mut inner = g.scope_guard();
                     run_guard(&mut inner, ops, w, depth + 1);
+                    w.model.check_contents(|b| b.depth > depth);
                 }
                 w.model.forget_deeper(depth);
                 w.cps.iter_mut().filter(|c| c.depth > depth).for_each(|c| c.valid = false);
@@ -444,7 +476,6 @@ fn run_scope<const M: usize>(
     while let Some(&op) = ops.next() {
         if let Op::Alloc(op) = op {
             typed_alloc!(&*s, op, &mut *model, depth);
-            model.check(M, false, |_, _| true);
             s.check_invariants();
             continue;
         }
@@ -453,10 +484,12 @@ fn run_scope<const M: usize>(
                 s.scope(|inner| run_scope(inner, ops, model, depth + 1));
                 model.forget_deeper(depth);
             }
-            Op::ExitScope => return,
+            Op::ExitScope => break,
             _ => {}
         }
     }
+    // The scope's exit, when this returns, frees the blocks made in it: check them first.
+    model.check_contents(|b| b.depth >= depth);
 }
 
 fn program<const M: usize>(first: u8, ops: &[Op]) {
@@ -467,7 +500,8 @@ fn program<const M: usize>(first: u8, ops: &[Op]) {
             1 => Arena::new_in(&backing).with_max_chunk_size(4096),
             _ => Arena::try_with_capacity_in(usize::from(first) * 37, &backing).expect("a small first chunk"),
         };
-        let mut w = World { model: Model::default(), cps: Vec::new(), backing: &backing, foreign: Arena::new() };
+        let model = Model::with_min_align(M);
+        let mut w = World { model, cps: Vec::new(), backing: &backing, foreign: Arena::new() };
         let mut it = ops.iter();
         run(&mut arena, &mut it, &mut w, 0);
         w.model.check(M, true, |addr, len| arena.debug_owns(addr, len));

@@ -158,6 +158,7 @@ impl World {
             return;
         }
         self.next = self.next.wrapping_add(1).max(1);
+        model::prefault(ptr, size);
         // SAFETY: a fresh block of at least `size` bytes.
         unsafe { ptr.write_bytes(self.next, size) };
         self.filled += size;

@@ -120,6 +120,7 @@ fn worker() -> &'static Mutex<Worker> {
 }
 
 fn fill(p: *mut u8, len: usize, byte: u8) {
+    model::prefault(p, len);
     // SAFETY: callers pass a fresh block of `len` bytes.
     unsafe { p.write_bytes(byte, len) };
 }

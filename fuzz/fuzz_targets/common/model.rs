@@ -7,21 +7,33 @@ use std::cell::Cell;
 use std::ptr::NonNull;
 
 /// Whether every byte of `bytes` is `byte`. The same answer as
-/// `bytes.iter().all(|&x| x == byte)`, without a comparison per byte: the fuzzer traces
-/// every comparison in the targets (`-sanitizer-coverage-trace-compares`), and one call
-/// per byte checked made up most of the running time of the arena targets. XOR and OR
-/// are not traced; one comparison at the end decides.
+/// `bytes.iter().all(|&x| x == byte)`, from one `memcmp` of the slice against itself
+/// shifted by a byte: every byte equals the one before it, and the first is `byte`. The
+/// fuzzer traces every comparison in the targets (`-sanitizer-coverage-trace-compares`),
+/// so a loop here costs a traced call per step: once a byte at first, then once a word,
+/// which was still a fifth of the `sync` target's time. libc's `memcmp` is not traced.
 pub fn all_bytes(bytes: &[u8], byte: u8) -> bool {
-    let pattern = u64::from_ne_bytes([byte; 8]);
-    let mut words = bytes.chunks_exact(8);
-    let mut diff = 0u64;
-    for w in &mut words {
-        diff |= u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) ^ pattern;
+    match bytes.split_first() {
+        None => true,
+        Some((&first, rest)) => first == byte && rest == &bytes[..rest.len()],
     }
-    for &b in words.remainder() {
-        diff |= u64::from(b ^ byte);
+}
+
+/// Faults in the pages of a big block about to be filled, with one `madvise` instead of a
+/// page fault for each page the fill touches (the kernel's side of those faults is most
+/// of the time of the `malloc` and `sync` targets, whose big blocks are fresh mappings). It
+/// writes nothing and its result is ignored: the fill after it still writes every byte of
+/// the block, and fails where it failed before.
+pub fn prefault(ptr: *mut u8, size: usize) {
+    if size < 64 << 10 {
+        return;
     }
-    diff == 0
+    let start = ptr as usize & !4095;
+    let len = ptr as usize + size - start;
+    // SAFETY: MADV_POPULATE_WRITE changes no byte (it maps the pages of the range as a write
+    // to each would, or fails); the range is that of a block just handed out, widened down
+    // to its first page, whose pages the fill touches anyway.
+    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) };
 }
 
 /// One live block as the model sees it.
@@ -53,9 +65,20 @@ pub struct Model {
     /// (start, end) of every live block of non-zero size, sorted (a sorted `Vec`, not a
     /// `BTreeMap`: the map's instrumented comparisons cost more than the moves).
     spans: Vec<(usize, usize)>,
+    /// The sum of the live blocks' sizes, kept in step with `live`.
+    pub live_bytes: usize,
+    /// The arena's minimum alignment (0 if none): `add` checks every block against it
+    /// and the block's own. A block's address and alignment never change in the model,
+    /// so this is the same check as one of every live block after every step.
+    pub min_align: usize,
 }
 
 impl Model {
+    /// An empty model of an arena whose blocks are all aligned to at least `min_align`.
+    pub fn with_min_align(min_align: usize) -> Self {
+        Model { min_align, ..Model::default() }
+    }
+
     /// The next sequence number (strictly increasing).
     pub fn tick(&mut self) -> u64 {
         self.seq += 1;
@@ -67,17 +90,26 @@ impl Model {
         let seq = self.tick();
         let byte = (seq % 251) as u8 + 1;
         // Overlap is checked before the fill, which would overwrite the other block.
-        self.insert_span(ptr, size);
+        self.insert(Block { ptr, size, align, byte, seq, depth });
         // SAFETY: the caller passes a block it just got from the arena, `size` bytes long.
         unsafe { ptr.write_bytes(byte, size) };
-        self.live.push(Block { ptr, size, align, byte, seq, depth });
     }
 
-    /// Records a block whose contents the caller wrote: every byte `byte`.
+    /// Records a block whose contents the caller (the arena) wrote: every byte `byte`,
+    /// checked here.
     pub fn add_filled(&mut self, ptr: *mut u8, size: usize, align: usize, depth: usize, byte: u8) {
         let seq = self.tick();
-        self.insert_span(ptr, size);
-        self.live.push(Block { ptr, size, align, byte, seq, depth });
+        let b = Block { ptr, size, align, byte, seq, depth };
+        self.insert(b);
+        assert!(holds(&b), "the arena wrote other contents: {b:?}");
+    }
+
+    /// Checks a new block's alignment and that it overlaps no live one, and records it.
+    fn insert(&mut self, b: Block) {
+        assert_eq!(b.ptr as usize % b.align.max(self.min_align), 0, "misaligned {b:?}");
+        self.insert_span(b.ptr, b.size);
+        self.live_bytes += b.size;
+        self.live.push(b);
     }
 
     /// Panics if the new block overlaps a live one. The live spans are disjoint and
@@ -108,12 +140,14 @@ impl Model {
     pub fn remove(&mut self, i: usize) -> Block {
         let b = self.live.remove(i);
         self.drop_span(&b);
+        self.live_bytes -= b.size;
         b
     }
 
     pub fn clear(&mut self) {
         self.live.clear();
         self.spans.clear();
+        self.live_bytes = 0;
     }
 
     pub fn forget_after(&mut self, seq: u64) {
@@ -126,18 +160,52 @@ impl Model {
 
     fn retain(&mut self, keep: impl Fn(&Block) -> bool) {
         let mut gone = Vec::new();
+        let mut gone_bytes = 0;
         self.live.retain(|b| {
             let k = keep(b);
             if !k && b.size > 0 {
                 gone.push(b.ptr as usize);
+                gone_bytes += b.size;
             }
             k
         });
+        self.live_bytes -= gone_bytes;
         if !gone.is_empty() {
             gone.sort_unstable();
             self.spans.retain(|&(lo, _)| gone.binary_search(&lo).is_err());
         }
         debug_assert_eq!(self.spans.len(), self.live.iter().filter(|b| b.size > 0).count());
+    }
+
+    /// Checks every byte of each live block `which` picks. The arena targets call it
+    /// right before every operation that drops blocks from the model (and so may hand
+    /// their bytes out again or give them back), on the blocks it may drop; see
+    /// `arena.rs` for why that finds every corruption a check after every step finds.
+    pub fn check_contents(&self, which: impl Fn(&Block) -> bool) {
+        for b in self.live.iter().filter(|b| which(b)) {
+            assert!(holds(b), "contents changed: {b:?}");
+        }
+    }
+
+    /// Checks every byte of the `i`th live block.
+    pub fn check_block(&self, i: usize) {
+        let b = &self.live[i];
+        assert!(holds(b), "contents changed: {b:?}");
+    }
+
+    /// The number of live blocks of non-zero size.
+    pub fn span_count(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// How many live blocks of non-zero size lie wholly in `lo..hi`, by two binary
+    /// searches: the spans are sorted and disjoint, so their ends are sorted too, and
+    /// those starting at or after `lo` (a suffix) and ending at or before `hi` (a prefix)
+    /// are the ones between the two indices.
+    pub fn spans_within(&self, lo: usize, hi: usize) -> usize {
+        let first = self.spans.partition_point(|&(start, _)| start < lo);
+        let past = self.spans.partition_point(|&(_, end)| end <= hi);
+        past.saturating_sub(first)
     }
 
     /// Checks alignment (to the block's and the arena's), contents, that each block lies
@@ -163,6 +231,16 @@ impl Model {
         }
         debug_assert_eq!(self.spans.len(), self.live.iter().filter(|b| b.size > 0).count());
     }
+}
+
+/// Whether every byte of live block `b` still holds its fill byte.
+fn holds(b: &Block) -> bool {
+    if b.size == 0 {
+        return true;
+    }
+    // SAFETY: the model only holds blocks the arena still hands to us, `size` bytes long.
+    let bytes = unsafe { std::slice::from_raw_parts(b.ptr, b.size) };
+    all_bytes(bytes, b.byte)
 }
 
 /// A backing allocator that counts live bytes and fails when told to.
