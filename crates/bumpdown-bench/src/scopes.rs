@@ -16,7 +16,7 @@ use crate::bumper;
 use crate::charts::{chart, colour_of, Chart, GRID, INK, MUTED, REFERENCE, STRIPE};
 use crate::cli::Options;
 use crate::collection_kernels as ck;
-use crate::contenders::{self, Column};
+use crate::contenders::{self, Column, Contender};
 use crate::harness::relative_spread;
 use crate::harness::Sampler;
 use crate::kernels::{self, Alloc, Form};
@@ -294,57 +294,45 @@ fn bumper_cells() -> Vec<(&'static str, Sampler)> {
 pub const COLLECTION_ITERS: usize = 100;
 
 fn string_build_cells() -> Vec<(&'static str, Sampler)> {
-    let n = COLLECTION_ITERS;
     let pieces = ck::pieces();
-    let mut cells: Vec<(&'static str, Sampler)> = Vec::new();
-    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
-    let p = pieces.clone();
-    cells.push(("bumpdown_collections", timed(n, n, move |n| (0..n).for_each(|_| ck::string_bumpdown(&mut ours, &p)))));
-    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
-    let p = pieces.clone();
-    cells.push(("bumpalo_collections", timed(n, n, move |n| (0..n).for_each(|_| ck::string_bumpalo(&mut theirs, &p)))));
-    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
-    let p = pieces.clone();
-    cells.push(("api2_bumpalo", timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpalo(&mut theirs, &p)))));
-    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
-    let p = pieces.clone();
-    cells.push(("api2_bumpdown", timed(n, n, move |n| (0..n).for_each(|_| ck::string_api2_bumpdown(&mut ours, &p)))));
-    cells.push(("api2_heap", heap_timed(n, move || ck::string_api2_heap(&pieces))));
-    cells
+    let heap = pieces.clone();
+    vec![
+        ("bumpdown_collections", in_arena(of_pieces(&pieces, ck::string_bumpdown))),
+        ("bumpalo_collections", in_arena(of_pieces(&pieces, ck::string_bumpalo))),
+        ("api2_bumpalo", in_arena(of_pieces(&pieces, ck::string_api2_bumpalo))),
+        ("api2_bumpdown", in_arena(of_pieces(&pieces, ck::string_api2_bumpdown))),
+        ("api2_heap", on_heap(move || ck::string_api2_heap(&heap))),
+    ]
 }
 
-/// A collections cell on the global heap: `n` builds per sample with the heap counters
-/// paused (as the Bumper table's heap `Vec`: their atomic adds are not the heap's).
-fn heap_timed(n: usize, build: impl Fn() + 'static) -> Sampler {
-    timed(n, n, move |n| crate::heap::uncounted(|| (0..n).for_each(|_| build())))
+/// `build` with its own copy of `pieces`, for [`in_arena`].
+fn of_pieces<A>(pieces: &[&'static str], build: impl Fn(&mut A, &[&str]) + 'static) -> impl FnMut(&mut A) + 'static {
+    let pieces = pieces.to_vec();
+    move |arena| build(arena, &pieces)
 }
 
 fn vec_push_cells() -> Vec<(&'static str, Sampler)> {
-    let n = COLLECTION_ITERS;
     let first = 0x5a5a_5a5au64;
-    let mut ours = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
-    let mut theirs = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
-    let mut theirs2 = boxed::<bumpalo::Bump>(ck::ARENA_BYTES);
-    let mut ours2 = boxed::<bumpdown::Arena>(ck::ARENA_BYTES);
     vec![
-        (
-            "bumpdown_collections",
-            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_bumpdown(&mut ours, black_box(first)))),
-        ),
-        (
-            "bumpalo_collections",
-            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_bumpalo(&mut theirs, black_box(first)))),
-        ),
-        (
-            "api2_bumpalo",
-            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_api2_bumpalo(&mut theirs2, black_box(first)))),
-        ),
-        (
-            "api2_bumpdown",
-            timed(n, n, move |n| (0..n).for_each(|_| ck::vec_api2_bumpdown(&mut ours2, black_box(first)))),
-        ),
-        ("api2_heap", heap_timed(n, move || ck::vec_api2_heap(black_box(first)))),
+        ("bumpdown_collections", in_arena(move |a| ck::vec_bumpdown(a, black_box(first)))),
+        ("bumpalo_collections", in_arena(move |a| ck::vec_bumpalo(a, black_box(first)))),
+        ("api2_bumpalo", in_arena(move |a| ck::vec_api2_bumpalo(a, black_box(first)))),
+        ("api2_bumpdown", in_arena(move |a| ck::vec_api2_bumpdown(a, black_box(first)))),
+        ("api2_heap", on_heap(move || ck::vec_api2_heap(black_box(first)))),
     ]
+}
+
+/// A collections cell on an arena of its own: [`COLLECTION_ITERS`] builds per sample.
+fn in_arena<A: Contender>(mut build: impl FnMut(&mut A) + 'static) -> Sampler {
+    let mut arena = boxed::<A>(ck::ARENA_BYTES);
+    timed(COLLECTION_ITERS, COLLECTION_ITERS, move |n| (0..n).for_each(|_| build(&mut arena)))
+}
+
+/// A collections cell on the global heap: [`COLLECTION_ITERS`] builds per sample with the
+/// heap counters paused (as the Bumper table's heap `Vec`: their atomic adds are not the
+/// heap's).
+fn on_heap(build: impl Fn() + 'static) -> Sampler {
+    timed(COLLECTION_ITERS, COLLECTION_ITERS, move |n| crate::heap::uncounted(|| (0..n).for_each(|_| build())))
 }
 
 // ----- Results ---------------------------------------------------------------------
