@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::cli::{self, Child, Command, Options, Output, Stage};
+use crate::cli::{self, Child, Options, Stage, Subcommands};
 use crate::progress::{self, Phase, Planned, Run};
 use crate::results::{self, Results};
 use crate::{fastpath, fresh, machine, plan, programs, realuse, report, resets, rows, scopes, seed004, speed, threads};
@@ -19,22 +19,23 @@ pub fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
         }
     };
+    // `--help` before anything, then a child, `--list`, a stage or the report.
     let outcome = match &options.command {
-        Command::List => list(&options),
-        Command::Help => {
+        _ if options.help => {
             let (quick, _) = plan::expected_run_secs(cli::Effort::Quick);
             let (full, programs) = plan::expected_run_secs(cli::Effort::Full);
             let minutes = progress::minutes;
             println!("{}", cli::usage(&minutes(quick), &minutes(full), &minutes(programs)));
             Ok(())
         }
-        Command::Child(Child::Speed { index }) => speed::child_main(&options, *index),
-        Command::Child(Child::Scopes { index }) => scopes::child_main(&options, *index),
-        Command::Child(Child::Seed004 { contender }) => seed004::child_main(contender),
-        Command::Child(Child::Fresh { index }) => fresh::child_main(&options, *index),
-        Command::Report => run_report(options),
-        Command::Stage(Stage::Render { file, out, readme }) => render(file, out.as_deref(), *readme),
-        Command::Stage(Stage::Compare { before, after }) => return compare(before, after),
+        Some(Subcommands::Child(Child::Speed { index })) => speed::child_main(&options, *index),
+        Some(Subcommands::Child(Child::Scopes { index })) => scopes::child_main(&options, *index),
+        Some(Subcommands::Child(Child::Seed004 { contender })) => seed004::child_main(contender),
+        Some(Subcommands::Child(Child::Fresh { index })) => fresh::child_main(&options, *index),
+        _ if options.list => list(&options),
+        Some(Subcommands::Stage(Stage::Render { file, out, readme })) => render(file, out.as_deref(), *readme),
+        Some(Subcommands::Stage(Stage::Compare { before, after })) => return compare(before, after),
+        None => run_report(options),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -153,10 +154,10 @@ fn run_report(options: Options) -> Result<(), String> {
     };
     let rendered = report::render(&results);
     let json = results.to_json();
-    let stdout = match options.output {
-        Output::Markdown => &rendered.markdown,
-        Output::Json => &json,
-        Output::Readme => &rendered.readme,
+    let stdout = match (options.json, options.readme) {
+        (true, _) => &json,
+        (_, true) => &rendered.readme,
+        _ => &rendered.markdown,
     };
     // Saved below even if stdout is closed early (`| head`).
     let _ = std::io::stdout().write_all(stdout.as_bytes());

@@ -76,46 +76,6 @@ impl Effort {
     }
 }
 
-/// What this process was asked to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// Measure everything and print the report.
-    Report,
-    /// Print the row names.
-    List,
-    /// Print the usage text.
-    Help,
-    /// Measure one part of the report for the parent process.
-    Child(Child),
-    /// Work on stored results files: `render`, `compare`.
-    Stage(Stage),
-}
-
-/// Parsed options.
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub command: Command,
-    pub effort: Effort,
-    /// Only rows whose name contains this.
-    pub filter: Option<String>,
-    /// Overrides [`Effort::processes`].
-    pub processes: Option<usize>,
-    /// What the report prints on stdout (the files are written either way).
-    pub output: Output,
-}
-
-/// What the report prints on stdout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Output {
-    /// The markdown report (default).
-    Markdown,
-    /// The results file, JSON (`--json`).
-    Json,
-    /// A snippet for the workspace README (`--readme`): the speed charts and
-    /// tables, with image paths relative to the repository root.
-    Readme,
-}
-
 impl Options {
     /// Processes to measure the speed table in.
     pub fn processes(&self) -> usize {
@@ -137,8 +97,8 @@ impl Options {
     }
 }
 
-/// The command line as clap reads it; [`parse`] turns it into [`Options`].
-#[derive(Parser, Debug)]
+/// The command line, as clap reads it ([`parse`]).
+#[derive(Parser, Clone, Debug)]
 #[command(
     name = "bumpdown-bench",
     about = ABOUT,
@@ -149,43 +109,47 @@ impl Options {
     // `--full --full` is harmless, as `--filter a --filter b` keeps the last.
     args_override_self = true
 )]
-struct Cli {
+pub struct Options {
     /// Filled in by [`usage`]: the duration of a quick run.
     #[arg(long, conflicts_with = "full")]
     quick: bool,
     /// Filled in by [`usage`]: the duration of a full run.
     #[arg(long)]
     full: bool,
+    /// `--full` or not (set by [`parse`]).
+    #[arg(skip)]
+    pub effort: Effort,
     /// Only rows whose name contains SUBSTR; a filter that matches nothing is an
     /// error and leaves the previous report files
     #[arg(long, value_name = "SUBSTR")]
-    filter: Option<String>,
+    pub filter: Option<String>,
     /// Measure the speed table in N processes
     #[arg(long, value_name = "N")]
-    processes: Option<usize>,
+    pub processes: Option<usize>,
     /// Print the JSON results on stdout instead of markdown
     #[arg(long, conflicts_with = "readme")]
-    json: bool,
+    pub json: bool,
     /// Print the README snippet on stdout instead (charts and tables, image links
     /// pointing at docs/bench/, where to copy the SVGs)
     #[arg(long)]
-    readme: bool,
+    pub readme: bool,
     /// Print the row names and exit
     #[arg(long)]
-    list: bool,
+    pub list: bool,
     /// Print this help
     #[arg(short, long)]
-    help: bool,
+    pub help: bool,
     /// `cargo bench` passes `--bench`; accepted so that works too.
     #[arg(long, hide = true)]
     bench: bool,
+    /// None: measure everything and print the report.
     #[command(subcommand)]
-    command: Option<Subcommands>,
+    pub command: Option<Subcommands>,
 }
 
 /// The subcommands: the stages, and the children that a report run starts.
-#[derive(Subcommand, Debug)]
-enum Subcommands {
+#[derive(Subcommand, Clone, Debug, PartialEq, Eq)]
+pub enum Subcommands {
     #[command(flatten)]
     Stage(Stage),
     /// A child process of the report run (after the parent's options)
@@ -273,7 +237,7 @@ Durations were measured on a two-core VM; the first run also builds (about 1.5 m
 /// passes them in, so that this module, which `plan` builds its plans from, does not
 /// depend on it).
 pub fn usage(quick: &str, full: &str, programs: &str) -> String {
-    Cli::command()
+    Options::command()
         .mut_arg("quick", |arg| arg.help(format!("Default: about {quick}")))
         .mut_arg("full", |arg| {
             arg.help(format!(
@@ -286,26 +250,9 @@ pub fn usage(quick: &str, full: &str, programs: &str) -> String {
 
 /// Parses the arguments after the program name.
 pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Options, clap::Error> {
-    let cli = Cli::try_parse_from(std::iter::once("bumpdown-bench".to_owned()).chain(args))?;
-    let command = match cli.command {
-        _ if cli.help => Command::Help,
-        Some(Subcommands::Child(child)) => Command::Child(child),
-        _ if cli.list => Command::List,
-        Some(Subcommands::Stage(stage)) => Command::Stage(stage),
-        None => Command::Report,
-    };
-    let output = match (cli.json, cli.readme) {
-        (true, _) => Output::Json,
-        (_, true) => Output::Readme,
-        _ => Output::Markdown,
-    };
-    Ok(Options {
-        command,
-        effort: if cli.full { Effort::Full } else { Effort::Quick },
-        filter: cli.filter,
-        processes: cli.processes,
-        output,
-    })
+    let mut options = Options::try_parse_from(std::iter::once("bumpdown-bench".to_owned()).chain(args))?;
+    options.effort = if options.full { Effort::Full } else { Effort::Quick };
+    Ok(options)
 }
 
 #[cfg(test)]
@@ -320,8 +267,8 @@ mod tests {
     fn reads_every_option() {
         let options = parse_str("").unwrap();
         assert_eq!(
-            (&options.command, options.effort, options.output),
-            (&Command::Report, Effort::Quick, Output::Markdown)
+            (&options.command, options.effort, options.json, options.readme),
+            (&None, Effort::Quick, false, false)
         );
         assert!(options.selects("anything"));
         let options = parse_str("--full --filter str_lit --processes 2").unwrap();
@@ -329,22 +276,22 @@ mod tests {
         assert_eq!(options.processes(), 2);
         assert!(options.selects("alloc_str_lit_8"));
         assert!(!options.selects("alloc_u8"));
-        assert_eq!(parse_str("--list").unwrap().command, Command::List);
-        assert_eq!(parse_str("--json").unwrap().output, Output::Json);
-        assert_eq!(parse_str("--readme --quick").unwrap().output, Output::Readme);
-        assert_eq!(parse_str("--help").unwrap().command, Command::Help);
-        let child = |line| parse_str(line).unwrap().command;
-        assert_eq!(child("child seed004 bumpalo"), Command::Child(Child::Seed004 { contender: "bumpalo".to_owned() }));
-        assert_eq!(child("child speed 2"), Command::Child(Child::Speed { index: 2 }));
-        assert_eq!(child("child scopes 3"), Command::Child(Child::Scopes { index: 3 }));
-        let render = parse_str("render --readme --out docs/bench results.json").unwrap();
-        let (file, out) = ("results.json".into(), Some("docs/bench".into()));
-        assert_eq!(render.command, Command::Stage(Stage::Render { file, out, readme: true }));
-        let (before, after) = ("a.json".into(), "b.json".into());
+        assert!(parse_str("--list").unwrap().list);
+        assert!(parse_str("--json").unwrap().json);
+        assert!(parse_str("--readme --quick").unwrap().readme);
+        assert!(parse_str("--help").unwrap().help);
+        let child = |line| parse_str(line).unwrap().command.unwrap();
         assert_eq!(
-            parse_str("compare a.json b.json").unwrap().command,
-            Command::Stage(Stage::Compare { before, after })
+            child("child seed004 bumpalo"),
+            Subcommands::Child(Child::Seed004 { contender: "bumpalo".to_owned() })
         );
+        assert_eq!(child("child speed 2"), Subcommands::Child(Child::Speed { index: 2 }));
+        assert_eq!(child("child scopes 3"), Subcommands::Child(Child::Scopes { index: 3 }));
+        let (file, out) = ("results.json".into(), Some("docs/bench".into()));
+        let render = Subcommands::Stage(Stage::Render { file, out, readme: true });
+        assert_eq!(child("render --readme --out docs/bench results.json"), render);
+        let (before, after) = ("a.json".into(), "b.json".into());
+        assert_eq!(child("compare a.json b.json"), Subcommands::Stage(Stage::Compare { before, after }));
     }
 
     #[test]
@@ -358,14 +305,14 @@ mod tests {
         assert!(parse_str("render").is_err());
         assert!(parse_str("compare a.json").is_err());
         // What `cargo bench` passes is accepted.
-        assert_eq!(parse_str("--bench").unwrap().command, Command::Report);
+        assert_eq!(parse_str("--bench").unwrap().command, None);
     }
 
     #[test]
     fn children_take_the_parents_options() {
         let parent = parse_str("--full --filter alloc --processes 3").unwrap();
         let options = parse(parent.child_args(&["fresh", "0"])).unwrap();
-        assert_eq!(options.command, Command::Child(Child::Fresh { index: 0 }));
+        assert_eq!(options.command, Some(Subcommands::Child(Child::Fresh { index: 0 })));
         assert_eq!((options.effort, options.processes()), (Effort::Full, 3));
         assert_eq!(options.filter.as_deref(), Some("alloc"));
         assert_eq!(parse(parse_str("").unwrap().child_args(&["speed", "1"])).unwrap().filter, None);
