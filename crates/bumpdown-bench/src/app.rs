@@ -124,7 +124,7 @@ fn run_report(options: Options) -> Result<(), String> {
     let mut m = Measuring { plan: &plan, run: &run, failed: Vec::new() };
     let (o, run) = (&options, &run);
     let speed = m.phase(Phase::Speed, "speed", || speed::measure(o, run));
-    let scopes = m.phase(Phase::Scopes, "scopes", || scopes::measure(o, run)).flatten();
+    let scopes = m.phase(Phase::Scopes, "scopes", || scopes::measure(o, run));
     let resets = m.whole(Phase::Resets, "resets", || Ok(resets::measure())).unwrap_or_default();
     let fresh = m.phase(Phase::Fresh, "fresh", || fresh::measure(o, run));
     let reset_costs = m.whole(Phase::ResetCost, "reset_cost", || Ok(resets::measure_cost(o.effort.reset_samples())));

@@ -210,8 +210,8 @@ impl<R, C> Measured<R, C> {
         self.stack_offsets.len()
     }
 
-    /// Runs the `kind` children (none when `rows` is empty) and [`pool`]s their samples;
-    /// `cell` makes the table's cell of a key and its pooled figures.
+    /// Runs the `kind` children and [`pool`]s their samples; `cell` makes the table's cell
+    /// of a key and its pooled figures.
     pub fn measure<K: DeserializeOwned + PartialEq>(
         (kind, section): (&str, Phase),
         rows: Vec<R>,
@@ -220,10 +220,7 @@ impl<R, C> Measured<R, C> {
         cell: impl Fn(K, Pooled) -> C,
     ) -> Result<Self, String> {
         let started = Instant::now();
-        let children = match rows.len() {
-            0 => Vec::new(),
-            n => run_children::<K>(kind, section, n, options, run)?,
-        };
+        let children = run_children::<K>(kind, section, rows.len(), options, run)?;
         let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
         let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
         let raw = children

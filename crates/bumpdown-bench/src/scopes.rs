@@ -382,15 +382,12 @@ impl ScopeResults {
 
 // ----- Parent ----------------------------------------------------------------------
 
-/// Runs the child processes; `None` when no row is selected.
-pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, String> {
+/// Runs the child processes.
+pub fn measure(options: &Options, run: &Run) -> Result<ScopeResults, String> {
     let rows: Vec<RowInfo> = selected(options.filter.as_deref())
         .into_iter()
         .map(|row| RowInfo { name: row.name.to_owned(), what: row.what, table: row.table })
         .collect();
-    if rows.is_empty() {
-        return Ok(None);
-    }
     ScopeResults::measure(
         ("scopes", Phase::Scopes),
         rows,
@@ -398,7 +395,6 @@ pub fn measure(options: &Options, run: &Run) -> Result<Option<ScopeResults>, Str
         |a: &(String, String), b| a.0 == b.0,
         |(row, way), pooled| CellResult { row, way, pooled },
     )
-    .map(Some)
 }
 
 // ----- Child -----------------------------------------------------------------------
