@@ -19,17 +19,9 @@ use crate::thread::ThreadHeap;
 /// thirty times that size, and a program that outgrows it still runs, on the fallback.
 pub const DEFAULT_RESERVATION: usize = 64 << 30;
 
-/// Default of [`BumpGlobal::huge_pages`]: off, as for the preloaded `malloc`
-/// (`bumpdown_malloc::config::HUGE_PAGES` tells why). A bump region is used densely from
-/// its start, so where huge pages fault in fast they cost little extra memory and save
-/// most page faults (on the JSON workload, 1 GB of small blocks, system time fell from
-/// 0.88 s to 0.55 s on such a VM). On the development VM, which hands free 2 MiB blocks
-/// back to its host, the one-page test passes and later pages fault in slowly, so each
-/// run's speed was drawn by lot. Paired whole-process timings there, 2026-11-27, 9
-/// rounds: with them on, JSON took 1.261x the time of off (0.98-2.97 s against
-/// 1.38-1.66 s) and the `syn` parse 1.105x (0.68-1.41 s against 0.76-0.97 s); peak RSS
-/// the same.
-const HUGE_PAGES: bool = false;
+/// Default of [`BumpGlobal::huge_pages`]: off
+/// ([`region::HUGE_PAGES_BY_DEFAULT`](crate::region::HUGE_PAGES_BY_DEFAULT) says why).
+const HUGE_PAGES: bool = region::HUGE_PAGES_BY_DEFAULT;
 /// Default of [`BumpGlobal::populate`]: on. A window is about to be used, so faulting it
 /// in with one call beats a trap per page: with huge pages, system time fell further to
 /// 0.32 s on the JSON workload (mimalloc: 0.34 s, glibc: 0.94 s).

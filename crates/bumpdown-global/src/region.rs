@@ -148,6 +148,29 @@ pub const HUGE: usize = 2 << 20;
 /// 1.3-2.3x their time.
 const HUGE_FAULT_BUDGET_NS: u64 = 1_500_000;
 
+/// Whether a region goes on transparent huge pages unless asked otherwise: no. The
+/// default of both faces, `BumpGlobal::huge_pages` and the preloaded `malloc`'s
+/// `BUMPDOWN_HUGEPAGES`. With them asked for, the region goes on huge pages when one test
+/// page faults in fast enough ([`huge_pages`]).
+///
+/// On by default until 2026-11-27, when one page proved a poor test on the development
+/// VM, which hands free 2 MiB blocks back to its host (virtio-balloon free page
+/// reporting): in a program faulting in 600 MiB of huge pages, the first took 0.19 ms and
+/// the average 4.59 ms (2.3 s/GiB, against 0.86 ms per 2 MiB as small pages) in one run
+/// of three, and 0.2 ms in the others, so each run drew its speed by lot. Paired
+/// whole-process timings there:
+/// * under the preload, 7 rounds, off over on: jq 0.918x (on: 1.78-3.11 s, off:
+///   2.09-2.37 s), sort 0.901x, git 0.970x, FileCheck 0.995x, python3 0.995x, clang
+///   1.006x, gcc 1.029x (0.97-1.12); peak RSS within 2%;
+/// * under `BumpGlobal`, 9 rounds, on over off: the serde_json workload 1.261x
+///   (0.98-2.97 s against 1.38-1.66 s), the `syn` parse 1.105x (0.68-1.41 s against
+///   0.76-0.97 s); peak RSS the same.
+///
+/// Where huge pages fault in fast they pay: measured earlier on such a VM, jq went from
+/// 4.80-4.99 s to 4.05-4.52 s with them, clang from 3.09-3.11 s to 2.31-2.93 s, and the
+/// JSON workload's system time from 0.88 s to 0.55 s.
+pub const HUGE_PAGES_BY_DEFAULT: bool = false;
+
 /// Windows carved before huge pages are considered: a program that stays below this
 /// never pays for the check (a 2 MiB page faulted in and dropped), nor a huge page's
 /// worth of memory for a few kilobytes.

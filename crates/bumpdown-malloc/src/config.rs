@@ -73,21 +73,10 @@ fn read_mode() -> Mode {
     }
 }
 
-/// Default of `BUMPDOWN_HUGEPAGES`: off. With it on, the region goes on transparent huge
-/// pages when one test page faults in fast enough (`bumpdown_global::region::huge_pages`).
-///
-/// On by default until 2026-11-27, when one page proved a poor test on the development
-/// VM, which hands free 2 MiB blocks back to its host (virtio-balloon free page
-/// reporting): in a program faulting in 600 MiB of huge pages, the first took 0.19 ms and
-/// the average 4.59 ms (2.3 s/GiB, against 0.86 ms per 2 MiB as small pages) in one run
-/// of three, and 0.2 ms in the others, so each run drew its speed by lot. Paired whole
-/// -process timings, 7 rounds, default-off over on: jq 0.918x (on: 1.78-3.11 s, off:
-/// 2.09-2.37 s), sort 0.901x, git 0.970x, FileCheck 0.995x, python3 0.995x, clang
-/// 1.006x, gcc 1.029x (0.97-1.12); peak RSS within 2%. (Measured earlier on a VM whose
-/// huge pages faulted in fast: jq 4.80-4.99 s to 4.05-4.52 s with them, clang 3.09-3.11 s
-/// to 2.31-2.93 s.) Where huge pages do fault in fast, `BUMPDOWN_HUGEPAGES=1` is worth
-/// trying.
-pub const HUGE_PAGES: bool = false;
+/// Default of `BUMPDOWN_HUGEPAGES`: off, as for `BumpGlobal`
+/// (`bumpdown_global::region::HUGE_PAGES_BY_DEFAULT` says why). Where huge pages fault in
+/// fast, `BUMPDOWN_HUGEPAGES=1` is worth trying.
+pub const HUGE_PAGES: bool = bumpdown_global::region::HUGE_PAGES_BY_DEFAULT;
 
 /// The region to set up (reads `BUMPDOWN_LIMIT`, `BUMPDOWN_HUGEPAGES`, `BUMPDOWN_POPULATE`).
 pub fn region_options() -> Options {
