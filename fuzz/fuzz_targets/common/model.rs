@@ -219,11 +219,11 @@ impl Model {
             if b.size == 0 {
                 continue;
             }
-            // SAFETY: the model only holds blocks the arena still hands to us.
-            let bytes = unsafe { std::slice::from_raw_parts(b.ptr, b.size) };
             let ok = if full || b.size <= 128 {
-                all_bytes(bytes, b.byte)
+                holds(b)
             } else {
+                // SAFETY: the model only holds blocks the arena still hands to us.
+                let bytes = unsafe { std::slice::from_raw_parts(b.ptr, b.size) };
                 all_bytes(&bytes[..64], b.byte) && all_bytes(&bytes[b.size - 64..], b.byte)
             };
             assert!(ok, "contents changed: {b:?}");
