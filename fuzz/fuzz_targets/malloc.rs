@@ -3,8 +3,9 @@
 //! every step: sizes from zero to absurd, `n * size` overflows, alignments valid and
 //! not, frees in any order, reallocation up, down and to zero. After every step each
 //! live block is aligned, disjoint from the others (over its usable size), at least as
-//! usable as requested and still filled with its own byte; refused requests give NULL
-//! with the right `errno` (or `posix_memalign`'s code) and leave their block untouched.
+//! usable as requested and still holds its own byte (all of it up to 4 KiB, both ends of
+//! a bigger one); refused requests give NULL with the right `errno` (or
+//! `posix_memalign`'s code) and leave their block untouched.
 //!
 //! The crate is linked without its `exports` feature, so this process keeps its own
 //! malloc. Run without AddressSanitizer (`-s none`): ASan replaces `__libc_memalign`,
@@ -101,7 +102,7 @@ struct Block {
     /// Bytes asked for.
     size: usize,
     align: usize,
-    /// Every byte of the first `size` holds this.
+    /// The [`ends`] of its first `size` bytes hold this.
     byte: u8,
 }
 
@@ -109,9 +110,9 @@ const PAGE: usize = 4096;
 /// Blocks over this size may be refused, and are freed untouched when they are not:
 /// filling them would only measure the machine's memory.
 const BIG: usize = 64 << 20;
-/// The most bytes the live blocks may hold filled at once; a block past it is freed
-/// untouched, like a big one. Without it one input of 64 blocks of up to 64 MiB each
-/// filled 4 GiB, and the run stopped at libFuzzer's RSS limit (CI, 2026-11-25).
+/// The most bytes the live blocks may span at once; a block past it is freed untouched,
+/// like a big one. When the model filled whole blocks, one input of 64 blocks of up to
+/// 64 MiB each filled 4 GiB, and the run stopped at libFuzzer's RSS limit (CI, 2026-11-25).
 const FILL_BUDGET: usize = 256 << 20;
 /// Alignments over this may be refused.
 const BIG_ALIGN: usize = 1 << 20;
@@ -135,16 +136,37 @@ fn clear_errno() {
     unsafe { *libc::__errno_location() = 0 };
 }
 
-/// Whether `size` bytes of `byte` start at `p` (all of a small block, both ends of a big
-/// one).
+/// Blocks up to this size are filled and checked whole; of a bigger one, only [`END`]
+/// bytes at each end.
+const WHOLE: usize = 4096;
+/// The bytes filled and checked at each end of a block over [`WHOLE`].
+const END: usize = 2048;
+
+/// The ranges of a block of `size` bytes that [`fill`] writes and [`holds`] reads: all of
+/// a small block, both ends of a big one. The middle of a big block is never touched: a
+/// bug that gives out its bytes twice is the overlap check's to find, and faulting in
+/// every page of blocks of up to 64 MiB was most of this target's time.
+fn ends(size: usize) -> [std::ops::Range<usize>; 2] {
+    if size <= WHOLE {
+        [0..size, size..size]
+    } else {
+        [0..END, size - END..size]
+    }
+}
+
+/// Writes `byte` over the [`ends`] of the `size` bytes at `p`.
+fn fill(p: *mut u8, size: usize, byte: u8) {
+    for r in ends(size) {
+        // SAFETY: callers pass a block of at least `size` bytes, which `r` lies within.
+        unsafe { p.add(r.start).write_bytes(byte, r.len()) };
+    }
+}
+
+/// Whether the [`ends`] of the `size` bytes at `p` hold `byte`.
 fn holds(p: *mut u8, size: usize, byte: u8) -> bool {
     // SAFETY: the model only asks about live blocks of at least `size` bytes.
     let bytes = unsafe { std::slice::from_raw_parts(p, size) };
-    if size <= 4096 {
-        model::all_bytes(bytes, byte)
-    } else {
-        model::all_bytes(&bytes[..2048], byte) && model::all_bytes(&bytes[size - 2048..], byte)
-    }
+    ends(size).into_iter().all(|r| model::all_bytes(&bytes[r], byte))
 }
 
 impl World {
@@ -158,9 +180,7 @@ impl World {
             return;
         }
         self.next = self.next.wrapping_add(1).max(1);
-        model::prefault(ptr, size);
-        // SAFETY: a fresh block of at least `size` bytes.
-        unsafe { ptr.write_bytes(self.next, size) };
+        fill(ptr, size, self.next);
         self.filled += size;
         self.live.push(Block { ptr, size, align, byte: self.next });
     }
@@ -214,6 +234,13 @@ impl World {
             None => (Some(n.get()), n.absurd()),
             Some(s) => (n.get().checked_mul(s.get()), n.absurd() || s.absurd()),
         };
+        if let (Some(old), Some(bytes)) = (old, bytes) {
+            if bytes < old.size {
+                // What the shrunk block is checked for ends inside the old block, maybe
+                // in its unfilled middle: write it now, for `realloc` to keep.
+                fill(p, bytes, old.byte);
+            }
+        }
         clear_errno();
         // SAFETY: `p` is NULL or a live block; on success the model drops it.
         let q = unsafe {
