@@ -162,11 +162,15 @@ fn fill(p: *mut u8, size: usize, byte: u8) {
     }
 }
 
-/// Whether the [`ends`] of the `size` bytes at `p` hold `byte`.
+/// Whether the [`ends`] of the `size` bytes at `p` hold `byte`. Only the ends are read
+/// (the middle of a big block may never have been written).
 fn holds(p: *mut u8, size: usize, byte: u8) -> bool {
-    // SAFETY: the model only asks about live blocks of at least `size` bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(p, size) };
-    ends(size).into_iter().all(|r| model::all_bytes(&bytes[r], byte))
+    ends(size).into_iter().all(|r| {
+        // SAFETY: the model only asks about live blocks of at least `size` bytes, whose
+        // ends `fill` (or `calloc`) wrote; `r` lies within them.
+        let bytes = unsafe { std::slice::from_raw_parts(p.add(r.start), r.len()) };
+        model::all_bytes(bytes, byte)
+    })
 }
 
 impl World {

@@ -21,7 +21,8 @@ pub fn all_bytes(bytes: &[u8], byte: u8) -> bool {
 
 /// Faults in the pages of a big block about to be filled, with one `madvise` instead of a
 /// page fault for each page the fill touches (the kernel's side of those faults was most
-/// of the time of the `sync` target, whose big blocks are fresh mappings). It
+/// of the time of the `sync` target while its big blocks were fresh mappings; its pool
+/// now reuses most of them). It
 /// writes nothing and its result is ignored: the fill after it still writes every byte of
 /// the block, and fails where it failed before.
 pub fn prefault(ptr: *mut u8, size: usize) {
