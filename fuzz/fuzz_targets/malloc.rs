@@ -102,7 +102,7 @@ struct Block {
     /// Bytes asked for.
     size: usize,
     align: usize,
-    /// The [`ends`] of its first `size` bytes hold this.
+    /// The [`ends`](model::ends) of its first `size` bytes hold this.
     byte: u8,
 }
 
@@ -136,43 +136,6 @@ fn clear_errno() {
     unsafe { *libc::__errno_location() = 0 };
 }
 
-/// Blocks up to this size are filled and checked whole; of a bigger one, only [`END`]
-/// bytes at each end.
-const WHOLE: usize = 4096;
-/// The bytes filled and checked at each end of a block over [`WHOLE`].
-const END: usize = 2048;
-
-/// The ranges of a block of `size` bytes that [`fill`] writes and [`holds`] reads: all of
-/// a small block, both ends of a big one. The middle of a big block is never touched: a
-/// bug that gives out its bytes twice is the overlap check's to find, and faulting in
-/// every page of blocks of up to 64 MiB was most of this target's time.
-fn ends(size: usize) -> [std::ops::Range<usize>; 2] {
-    if size <= WHOLE {
-        [0..size, size..size]
-    } else {
-        [0..END, size - END..size]
-    }
-}
-
-/// Writes `byte` over the [`ends`] of the `size` bytes at `p`.
-fn fill(p: *mut u8, size: usize, byte: u8) {
-    for r in ends(size) {
-        // SAFETY: callers pass a block of at least `size` bytes, which `r` lies within.
-        unsafe { p.add(r.start).write_bytes(byte, r.len()) };
-    }
-}
-
-/// Whether the [`ends`] of the `size` bytes at `p` hold `byte`. Only the ends are read
-/// (the middle of a big block may never have been written).
-fn holds(p: *mut u8, size: usize, byte: u8) -> bool {
-    ends(size).into_iter().all(|r| {
-        // SAFETY: the model only asks about live blocks of at least `size` bytes, whose
-        // ends `fill` (or `calloc`) wrote; `r` lies within them.
-        let bytes = unsafe { std::slice::from_raw_parts(p.add(r.start), r.len()) };
-        model::all_bytes(bytes, byte)
-    })
-}
-
 impl World {
     /// Records a fresh block of `size` bytes aligned to `align`, fills it with its byte.
     fn add(&mut self, ptr: *mut u8, size: usize, align: usize) {
@@ -184,7 +147,7 @@ impl World {
             return;
         }
         self.next = self.next.wrapping_add(1).max(1);
-        fill(ptr, size, self.next);
+        model::fill_ends(ptr, size, self.next);
         self.filled += size;
         self.live.push(Block { ptr, size, align, byte: self.next });
     }
@@ -215,7 +178,7 @@ impl World {
             // SAFETY: a live block of this allocator.
             let usable = unsafe { m::malloc_usable_size(b.ptr) };
             assert!(usable >= b.size, "usable size {usable} < requested: {b:?}");
-            assert!(holds(b.ptr, b.size, b.byte), "contents changed: {b:?}");
+            assert!(model::holds_ends(b.ptr, b.size, b.byte), "contents changed: {b:?}");
             spans.push((b.ptr as usize, b.ptr as usize + usable.max(1)));
         }
         spans.sort_unstable();
@@ -242,7 +205,7 @@ impl World {
             if bytes < old.size {
                 // What the shrunk block is checked for ends inside the old block, maybe
                 // in its unfilled middle: write it now, for `realloc` to keep.
-                fill(p, bytes, old.byte);
+                model::fill_ends(p, bytes, old.byte);
             }
         }
         clear_errno();
@@ -270,7 +233,7 @@ impl World {
             return;
         }
         if let (Some(i), Some(old)) = (i, old) {
-            assert!(holds(q, old.size.min(bytes), old.byte), "realloc lost the contents of {old:?}");
+            assert!(model::holds_ends(q, old.size.min(bytes), old.byte), "realloc lost the contents of {old:?}");
             self.forget(i);
         }
         self.add(q, bytes, 16);
@@ -290,7 +253,7 @@ impl World {
                     }
                     Some(bytes) => {
                         if !p.is_null() {
-                            assert!(holds(p, bytes, 0), "calloc gave non-zero bytes");
+                            assert!(model::holds_ends(p, bytes, 0), "calloc gave non-zero bytes");
                         }
                         self.result(p, bytes, 16, n.absurd() || size.absurd());
                     }

@@ -19,22 +19,42 @@ pub fn all_bytes(bytes: &[u8], byte: u8) -> bool {
     }
 }
 
-/// Faults in the pages of a big block about to be filled, with one `madvise` instead of a
-/// page fault for each page the fill touches (the kernel's side of those faults was most
-/// of the time of the `sync` target while its big blocks were fresh mappings; its pool
-/// now reuses most of them). It
-/// writes nothing and its result is ignored: the fill after it still writes every byte of
-/// the block, and fails where it failed before.
-pub fn prefault(ptr: *mut u8, size: usize) {
-    if size < 64 << 10 {
-        return;
+/// Blocks up to this size are filled and checked whole; of a bigger one, only [`END`]
+/// bytes at each end.
+pub const WHOLE: usize = 4096;
+/// The bytes filled and checked at each end of a block over [`WHOLE`].
+pub const END: usize = 2048;
+
+/// The ranges of a block of `size` bytes that [`fill_ends`] writes and [`holds_ends`]
+/// reads: all of a small block, both ends of a big one. The middle of a big block is
+/// never touched: a bug that gives out its bytes twice is the overlap check's to find,
+/// and faulting in and filling every page of big blocks was most of the `malloc` and
+/// `sync` targets' time.
+pub fn ends(size: usize) -> [std::ops::Range<usize>; 2] {
+    if size <= WHOLE {
+        [0..size, size..size]
+    } else {
+        [0..END, size - END..size]
     }
-    let start = ptr as usize & !4095;
-    let len = ptr as usize + size - start;
-    // SAFETY: MADV_POPULATE_WRITE changes no byte (it maps the pages of the range as a write
-    // to each would, or fails); the range is that of a block just handed out, widened down
-    // to its first page, whose pages the fill touches anyway.
-    unsafe { libc::madvise(start as *mut libc::c_void, len, libc::MADV_POPULATE_WRITE) };
+}
+
+/// Writes `byte` over the [`ends`] of the `size` bytes at `p`.
+pub fn fill_ends(p: *mut u8, size: usize, byte: u8) {
+    for r in ends(size) {
+        // SAFETY: callers pass a block of at least `size` bytes, which `r` lies within.
+        unsafe { p.add(r.start).write_bytes(byte, r.len()) };
+    }
+}
+
+/// Whether the [`ends`] of the `size` bytes at `p` hold `byte`. Only the ends are read
+/// (the middle of a big block may never have been written).
+pub fn holds_ends(p: *const u8, size: usize, byte: u8) -> bool {
+    ends(size).into_iter().all(|r| {
+        // SAFETY: callers only ask about live blocks of at least `size` bytes, whose ends
+        // were written; `r` lies within them.
+        let bytes = unsafe { std::slice::from_raw_parts(p.add(r.start), r.len()) };
+        all_bytes(bytes, byte)
+    })
 }
 
 /// One live block as the model sees it.
