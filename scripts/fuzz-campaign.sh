@@ -2,7 +2,7 @@
 # The long fuzz campaign: every target of fuzz/ to a number of executions (default ten
 # million), then its corpus minimised, then the line coverage that all the minimised
 # corpora reach together of the crates/bumpdown/src code linked into the targets. Prints a markdown table (target, executions,
-# crashes, seconds, corpus inputs) and the coverage line, for docs/SAFETY.md.
+# crashes, seconds, corpus inputs, line coverage of each) and the coverage line, for docs/SAFETY.md.
 #
 #   scripts/fuzz-campaign.sh [executions-per-target] [target...]
 #   FUZZ_SECONDS=3600 scripts/fuzz-campaign.sh 10000000 arena   # at most an hour of it
@@ -33,6 +33,7 @@ campaign="$target_dir/campaign"
 mkdir -p "$campaign"
 
 rows=()
+declare -A cover # per target: line coverage of the core code linked into its binary
 for target in "${targets[@]}"; do
     corpus="$campaign/$target"
     mkdir -p "$corpus"
@@ -62,7 +63,7 @@ for target in "${targets[@]}"; do
         total=$(awk '{ n += $3 } END { print n }' "$ledger")
         parts=$(wc -l <"$ledger")
     fi
-    rows+=("| $target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs |")
+    rows+=("$target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs")
     tail -n 3 "$log"
 done
 
@@ -80,6 +81,8 @@ for target in "${targets[@]}"; do
         >>"$campaign/$target.log" 2>&1
     profiles+=("coverage/$target/coverage.profdata")
     binary="$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)"
+    cover[$target]=$("$bin" report "$binary" -instr-profile="coverage/$target/coverage.profdata" \
+        $(find "$PWD/../crates/bumpdown/src" -name '*.rs' | sort) | awk '/^TOTAL/ {print $10}')
     # llvm-cov takes the first binary as an argument, the others after -object.
     if [ "${#objects[@]}" -eq 0 ]; then objects+=("$binary"); else objects+=(-object "$binary"); fi
 done
@@ -95,9 +98,11 @@ fi
 echo
 echo "Command: scripts/fuzz-campaign.sh $runs ${targets[*]}"
 echo
-echo "| target | executions | executions, ledger total | crashes | seconds | corpus inputs (minimised) |"
-echo "|---|---|---|---|---|---|"
-printf '%s\n' "${rows[@]}"
+echo "| target | executions | executions, ledger total | crashes | seconds | corpus inputs (minimised) | line coverage, its binary |"
+echo "|---|---|---|---|---|---|---|"
+for row in "${rows[@]}"; do
+    echo "| $row | ${cover[${row%% *}]:-—} |"
+done
 echo
 # llvm-cov counts only the code linked into the binaries: functions of the core that no
 # target calls are in neither the numerator nor the denominator.
