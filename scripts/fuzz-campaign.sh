@@ -32,8 +32,9 @@ target_dir="$fuzz_target_dir"
 campaign="$target_dir/campaign"
 mkdir -p "$campaign"
 
-rows=()
-declare -A cover # per target: line coverage of the core code linked into its binary
+# Per target: its table row (without the coverage), and the line coverage of the core
+# code linked into its binary.
+declare -A rows cover
 for target in "${targets[@]}"; do
     corpus="$campaign/$target"
     mkdir -p "$corpus"
@@ -63,7 +64,7 @@ for target in "${targets[@]}"; do
         total=$(awk '{ n += $3 } END { print n }' "$ledger")
         parts=$(wc -l <"$ledger")
     fi
-    rows+=("$target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs")
+    rows[$target]="$target | ${done_runs:-?} | $total in $parts run(s) | $crashes | $seconds | $inputs"
     tail -n 3 "$log"
 done
 
@@ -71,6 +72,14 @@ echo "=== coverage of crates/bumpdown/src (all minimised corpora together)"
 sysroot="$(rustc +nightly --print sysroot)"
 bin="$(find "$sysroot/lib/rustlib" -path '*/bin/llvm-cov' | head -n 1)"
 profdata="$(dirname "$bin")/llvm-profdata"
+mapfile -t sources < <(find "$PWD/../crates/bumpdown/src" -name '*.rs' | sort)
+# line_coverage PROFDATA OBJECT [-object OBJECT...]: the line cover% of `sources`.
+line_coverage() {
+    local profile=$1
+    shift
+    # TOTAL regions missed cover% functions missed exec% lines missed cover% ...
+    "$bin" report "$@" -instr-profile="$profile" "${sources[@]}" | awk '/^TOTAL/ {print $10}'
+}
 objects=()
 profiles=()
 for target in "${targets[@]}"; do
@@ -81,18 +90,14 @@ for target in "${targets[@]}"; do
         >>"$campaign/$target.log" 2>&1
     profiles+=("coverage/$target/coverage.profdata")
     binary="$(find "$target_dir" -path "*/coverage/*/release/$target" -type f | head -n 1)"
-    cover[$target]=$("$bin" report "$binary" -instr-profile="coverage/$target/coverage.profdata" \
-        $(find "$PWD/../crates/bumpdown/src" -name '*.rs' | sort) | awk '/^TOTAL/ {print $10}')
+    cover[$target]=$(line_coverage "coverage/$target/coverage.profdata" "$binary")
     # llvm-cov takes the first binary as an argument, the others after -object.
     if [ "${#objects[@]}" -eq 0 ]; then objects+=("$binary"); else objects+=(-object "$binary"); fi
 done
 line_cover="not measured (malloc alone links none of the core's code)"
 if [ "${#profiles[@]}" -gt 0 ]; then
     "$profdata" merge -sparse "${profiles[@]}" -o "$campaign/all.profdata"
-    total=$("$bin" report "${objects[@]}" -instr-profile="$campaign/all.profdata" \
-        $(find "$PWD/../crates/bumpdown/src" -name '*.rs' | sort) | grep '^TOTAL')
-    # TOTAL regions missed cover% functions missed exec% lines missed cover% ...
-    line_cover=$(echo "$total" | awk '{print $10}')
+    line_cover=$(line_coverage "$campaign/all.profdata" "${objects[@]}")
 fi
 
 echo
@@ -100,8 +105,8 @@ echo "Command: scripts/fuzz-campaign.sh $runs ${targets[*]}"
 echo
 echo "| target | executions | executions, ledger total | crashes | seconds | corpus inputs (minimised) | line coverage, its binary |"
 echo "|---|---|---|---|---|---|---|"
-for row in "${rows[@]}"; do
-    echo "| $row | ${cover[${row%% *}]:-—} |"
+for target in "${targets[@]}"; do
+    echo "| ${rows[$target]} | ${cover[$target]:-—} |"
 done
 echo
 # llvm-cov counts only the code linked into the binaries: functions of the core that no

@@ -24,35 +24,36 @@ cargo +nightly fuzz build -O -a
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-for target in "${targets[@]}"; do
-    echo "=== fuzz target $target: ${seconds}s"
-    mkdir -p "$scratch/$target"
+
+# fuzz_run NAME TARGET [cargo fuzz flags...]: runs TARGET for $seconds from its seeds,
+# new inputs into $scratch/NAME; exits on a crash, leak or timeout.
+fuzz_run() {
+    local name=$1 target=$2
+    shift 2
+    echo "=== fuzz target $name: ${seconds}s"
+    mkdir -p "$scratch/$name"
     # -rss_limit_mb: the targets allocate at most a few MiB per input; more is a leak.
     # (malloc passed 2 GiB twice, even with a fixed seed: one input held up to 64 blocks
     # of up to 64 MiB, all filled; its model now fills at most 256 MiB at once.)
     # Under CI the seed is fixed, so that a red run can be replayed.
-    # shellcheck disable=SC2046 # the flags are words
-    cargo +nightly fuzz run -O -a $(flags_for "$target") "$target" "$scratch/$target" "corpus/$target" -- \
+    cargo +nightly fuzz run -O "$@" "$target" "$scratch/$name" "corpus/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 ${CI:+-seed=1} \
         -print_final_stats=1 2>&1 | grep -E -v '^#[0-9]+\s+(NEW|REDUCE|pulse)' || {
-        echo "fuzz target $target failed" >&2
+        echo "fuzz target $name failed" >&2
         exit 1
     }
+}
+
+for target in "${targets[@]}"; do
+    # shellcheck disable=SC2046 # the flags are words
+    fuzz_run "$target" "$target" -a $(flags_for "$target")
 done
 # `sync` once more with release arithmetic (no debug assertions, no overflow checks;
 # fuzz/Cargo.toml turns both on): there a `LocalArena` that broke its alignment after a
 # failed refill once wrapped `top - bottom` silently and handed out another handle's
 # bytes, which only the target's own overlap and contents checks can then catch.
 if [[ " ${targets[*]} " == *" sync "* ]]; then
-    echo "=== fuzz target sync, release arithmetic: ${seconds}s"
-    mkdir -p "$scratch/sync-release"
     CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=false CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=false \
-        cargo +nightly fuzz run -O --target-dir "$fuzz_target_dir/release-arithmetic" sync \
-        "$scratch/sync-release" corpus/sync -- \
-        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 ${CI:+-seed=1} \
-        -print_final_stats=1 2>&1 | grep -E -v '^#[0-9]+\s+(NEW|REDUCE|pulse)' || {
-        echo "fuzz target sync (release arithmetic) failed" >&2
-        exit 1
-    }
+        fuzz_run sync-release-arithmetic sync --target-dir "$fuzz_target_dir/release-arithmetic"
 fi
 echo "all fuzz targets ran ${seconds}s each without a crash"

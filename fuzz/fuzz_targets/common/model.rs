@@ -1,5 +1,5 @@
-//! What the arena targets share: a model of the live blocks, and a counting backing
-//! allocator that can be told to fail.
+//! What the targets share: a model of the live blocks, a counting backing allocator that
+//! can be told to fail, and which bytes of a block are filled and checked (`ends`).
 #![allow(dead_code)]
 
 use std::alloc::Layout;
