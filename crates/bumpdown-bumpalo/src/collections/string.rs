@@ -212,10 +212,22 @@ impl<'bump> String<'bump> {
         self.0.capacity()
     }
 
-    /// Makes room for at least `additional` more bytes.
+    /// Makes room for at least `additional` more bytes, so that appending that many
+    /// moves nothing.
     ///
     /// # Panics
     /// If the capacity overflows or the arena fails.
+    ///
+    /// ```
+    /// use bumpdown_bumpalo::collections::String;
+    ///
+    /// let bump = bumpdown_bumpalo::Bump::new();
+    /// let mut s = String::new_in(&bump);
+    /// s.reserve(16);
+    /// let room = s.as_ptr();
+    /// s.push_str("sixteen bytes...");
+    /// assert_eq!((s.as_ptr(), s.len()), (room, 16));
+    /// ```
     #[inline]
     #[track_caller]
     pub fn reserve(&mut self, additional: usize) {
