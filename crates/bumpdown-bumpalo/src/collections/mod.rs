@@ -45,6 +45,43 @@ use core::fmt;
 
 use crate::{AllocErr, Bump};
 
+/// The capacity methods that [`String`] and [`Vec`] forward unchanged to bumpdown's
+/// collections (`self.0`), written once; each type gives its own docs before each name.
+macro_rules! forward_capacity {
+    (
+        $(#[$reserve:meta])* reserve;
+        $(#[$reserve_exact:meta])* reserve_exact;
+        $(#[$try_reserve:meta])* try_reserve;
+        $(#[$shrink_to_fit:meta])* shrink_to_fit;
+    ) => {
+        $(#[$reserve])*
+        #[inline(always)]
+        #[track_caller]
+        pub fn reserve(&mut self, additional: usize) {
+            self.0.reserve(additional)
+        }
+
+        $(#[$reserve_exact])*
+        #[inline]
+        #[track_caller]
+        pub fn reserve_exact(&mut self, additional: usize) {
+            self.0.reserve_exact(additional)
+        }
+
+        $(#[$try_reserve])*
+        #[inline]
+        pub fn try_reserve(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
+            Ok(self.0.try_reserve(additional)?)
+        }
+
+        $(#[$shrink_to_fit])*
+        #[inline]
+        pub fn shrink_to_fit(&mut self) {
+            self.0.shrink_to_fit()
+        }
+    };
+}
+
 pub mod string;
 pub mod vec;
 

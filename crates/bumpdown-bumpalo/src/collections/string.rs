@@ -212,59 +212,36 @@ impl<'bump> String<'bump> {
         self.0.capacity()
     }
 
-    /// Makes room for at least `additional` more bytes, so that appending that many
-    /// moves nothing.
-    ///
-    /// # Panics
-    /// If the capacity overflows or the arena fails.
-    ///
-    /// ```
-    /// use bumpdown_bumpalo::collections::String;
-    ///
-    /// let bump = bumpdown_bumpalo::Bump::new();
-    /// let mut s = String::new_in(&bump);
-    /// s.reserve(16);
-    /// let room = s.as_ptr();
-    /// s.push_str("sixteen bytes...");
-    /// assert_eq!((s.as_ptr(), s.len()), (room, 16));
-    /// ```
-    #[inline]
-    #[track_caller]
-    pub fn reserve(&mut self, additional: usize) {
-        self.0.reserve(additional)
-    }
-
-    /// Makes room for exactly `additional` more bytes.
-    ///
-    /// # Panics
-    /// If the capacity overflows or the arena fails.
-    #[inline]
-    #[track_caller]
-    pub fn reserve_exact(&mut self, additional: usize) {
-        self.0.reserve_exact(additional)
-    }
-
-    /// Like [`reserve`](String::reserve), returning an error instead of panicking; the
-    /// string is unchanged on error. (bumpalo's `String` has none; the facade's returns
-    /// its `Vec`'s error type.)
-    ///
-    /// ```
-    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, String};
-    ///
-    /// let bump = bumpdown_bumpalo::Bump::new();
-    /// let mut s = String::from_str_in("abc", &bump);
-    /// assert_eq!(s.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
-    /// assert_eq!(s, "abc");
-    /// ```
-    #[inline]
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
-        Ok(self.0.try_reserve(additional)?)
-    }
-
-    /// Lowers the capacity to the length, in place.
-    #[inline]
-    pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit()
+    forward_capacity! {
+        /// [`Vec::reserve`] in bytes: appending that many more moves nothing.
+        ///
+        /// ```
+        /// use bumpdown_bumpalo::collections::String;
+        ///
+        /// let bump = bumpdown_bumpalo::Bump::new();
+        /// let mut s = String::new_in(&bump);
+        /// s.reserve(16);
+        /// let room = s.as_ptr();
+        /// s.push_str("sixteen bytes...");
+        /// assert_eq!((s.as_ptr(), s.len()), (room, 16));
+        /// ```
+        reserve;
+        /// [`Vec::reserve_exact`] in bytes.
+        reserve_exact;
+        /// [`Vec::try_reserve`] in bytes; the string is unchanged on error. (bumpalo's
+        /// `String` has none.)
+        ///
+        /// ```
+        /// use bumpdown_bumpalo::collections::{CollectionAllocErr, String};
+        ///
+        /// let bump = bumpdown_bumpalo::Bump::new();
+        /// let mut s = String::from_str_in("abc", &bump);
+        /// assert_eq!(s.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+        /// assert_eq!(s, "abc");
+        /// ```
+        try_reserve;
+        /// [`Vec::shrink_to_fit`]: the capacity down to the length, in place.
+        shrink_to_fit;
     }
 
     /// Appends a string slice.

@@ -220,41 +220,32 @@ impl<'bump, T> Vec<'bump, T> {
         self.0.as_mut_slice()
     }
 
-    /// Makes room for at least `additional` more elements.
-    ///
-    /// # Panics
-    /// If the capacity overflows or the arena fails.
-    #[inline(always)]
-    #[track_caller]
-    pub fn reserve(&mut self, additional: usize) {
-        self.0.reserve(additional)
-    }
-
-    /// Makes room for exactly `additional` more elements.
-    ///
-    /// # Panics
-    /// If the capacity overflows or the arena fails.
-    #[inline]
-    #[track_caller]
-    pub fn reserve_exact(&mut self, additional: usize) {
-        self.0.reserve_exact(additional)
-    }
-
-    /// Like [`reserve`](Vec::reserve), returning an error instead of panicking; the
-    /// vector is unchanged on error.
-    ///
-    /// ```
-    /// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
-    ///
-    /// let bump = bumpdown_bumpalo::Bump::new();
-    /// let mut v = Vec::from_iter_in([1u32], &bump);
-    /// assert_eq!(v.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
-    /// assert_eq!(v.try_reserve(10), Ok(()));
-    /// assert!(v.capacity() >= 11);
-    /// ```
-    #[inline]
-    pub fn try_reserve(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
-        Ok(self.0.try_reserve(additional)?)
+    forward_capacity! {
+        /// Makes room for at least `additional` more elements.
+        ///
+        /// # Panics
+        /// If the capacity overflows or the arena fails.
+        reserve;
+        /// Makes room for exactly `additional` more elements.
+        ///
+        /// # Panics
+        /// If the capacity overflows or the arena fails.
+        reserve_exact;
+        /// Like [`reserve`](Vec::reserve), returning an error instead of panicking; the
+        /// vector is unchanged on error.
+        ///
+        /// ```
+        /// use bumpdown_bumpalo::collections::{CollectionAllocErr, Vec};
+        ///
+        /// let bump = bumpdown_bumpalo::Bump::new();
+        /// let mut v = Vec::from_iter_in([1u32], &bump);
+        /// assert_eq!(v.try_reserve(usize::MAX), Err(CollectionAllocErr::CapacityOverflow));
+        /// assert_eq!(v.try_reserve(10), Ok(()));
+        /// assert!(v.capacity() >= 11);
+        /// ```
+        try_reserve;
+        /// Lowers the capacity to the length, in place.
+        shrink_to_fit;
     }
 
     /// Like [`reserve_exact`](Vec::reserve_exact), returning an error instead of
@@ -271,12 +262,6 @@ impl<'bump, T> Vec<'bump, T> {
     #[inline]
     pub fn try_reserve_exact(&mut self, additional: usize) -> Result<(), CollectionAllocErr> {
         Ok(self.0.try_reserve_exact(additional)?)
-    }
-
-    /// Lowers the capacity to the length, in place.
-    #[inline]
-    pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit()
     }
 
     /// Appends an element.
