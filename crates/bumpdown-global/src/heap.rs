@@ -362,31 +362,44 @@ impl Heap {
         init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
         if align <= GRAIN {
-            if mode == Mode::Recycle {
-                let class = class_of_chunk(csz);
-                // SAFETY: class < CLASSES (csz <= CLASS_MAX in recycle mode).
-                let head = unsafe { self.free.get_unchecked_mut(class) };
-                if !head.is_null() {
-                    // SAFETY: the list is not empty; its blocks are `csz` bytes.
-                    return unsafe { pop::<ZERO>(head, csz) };
-                }
-            }
-            // SAFETY: band(_) < 4.
-            let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
-            // Alignment 1: the block is aligned enough at `cur`, a multiple of GRAIN, or of
-            // TINY in the tiny window, whose chunks ask for align <= TINY. (Through the
-            // engine's `Option`, LLVM places `malloc`'s and `calloc`'s slow-path call
-            // between the comparison and the bump, which is then a taken jump: the same
-            // instructions and branches as the hand-written bump before it, one more taken
-            // jump; `__rust_alloc` keeps the bump on the fall-through. A
-            // `core::hint::cold_path()` on the miss did not move it.)
-            if let Some(p) = w.bump(csz, 1) {
-                // SAFETY: `p` was just taken by `bump` for `csz` bytes.
-                return unsafe { w.hand_out::<ZERO>(p, csz) };
+            // SAFETY: forwarded caller contract, with `align <= GRAIN`.
+            let p = unsafe { self.alloc_fast::<ZERO>(csz, mode) };
+            if !p.is_null() {
+                return p;
             }
         }
         // SAFETY: forwarded caller contract.
         unsafe { self.alloc_slow::<ZERO>(csz, align, mode, phase, init) }
+    }
+
+    /// [`alloc`](Heap::alloc)'s fast path alone, for a request aligned to at most `GRAIN`:
+    /// a pop from the class's free list (recycling mode) or a bump in the chunk's window.
+    /// Null when neither serves, and it calls nothing: a front end whose slow path starts
+    /// over from the request (the `malloc` front end, which then calls `alloc`) keeps no
+    /// value across a call on its fast path, so saves no register there.
+    ///
+    /// # Safety
+    /// `csz` came from `chunk_size(_, align, mode)` with `align <= GRAIN`.
+    #[inline(always)]
+    pub unsafe fn alloc_fast<const ZERO: bool>(&mut self, csz: usize, mode: Mode) -> *mut u8 {
+        if mode == Mode::Recycle {
+            let class = class_of_chunk(csz);
+            // SAFETY: class < CLASSES (csz <= CLASS_MAX in recycle mode).
+            let head = unsafe { self.free.get_unchecked_mut(class) };
+            if !head.is_null() {
+                // SAFETY: the list is not empty; its blocks are `csz` bytes.
+                return unsafe { pop::<ZERO>(head, csz) };
+            }
+        }
+        // SAFETY: band(_) < 4.
+        let w = unsafe { self.windows.get_unchecked_mut(band(csz)) };
+        // Alignment 1: the block is aligned enough at `cur`, a multiple of GRAIN, or of
+        // TINY in the tiny window, whose chunks ask for align <= TINY.
+        match w.bump(csz, 1) {
+            // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+            Some(p) => unsafe { w.hand_out::<ZERO>(p, csz) },
+            None => ptr::null_mut(),
+        }
     }
 
     /// The slow path: the chunk's window has no room for `csz` bytes aligned to `align`,

@@ -95,6 +95,17 @@ pub unsafe fn alloc<S: HeapSlot, const ZERO: bool>(
     unsafe { S::with_heap(|heap| heap.alloc::<ZERO>(csz, align, mode, S::CHUNK_PHASE, init)) }
 }
 
+/// [`alloc`]'s fast path alone (see [`Heap::alloc_fast`]): a fresh region chunk of `csz`
+/// bytes from the current thread's free list or window, or null, having called nothing.
+///
+/// # Safety
+/// `csz` came from [`chunk_for`]`(_, align, mode)` with `align <= GRAIN`.
+#[inline(always)]
+pub unsafe fn alloc_fast<S: HeapSlot, const ZERO: bool>(csz: usize, mode: Mode) -> *mut u8 {
+    // SAFETY: forwarded caller contract; the fast path allocates nothing through `S`.
+    unsafe { S::with_heap(|heap| heap.alloc_fast::<ZERO>(csz, mode)) }
+}
+
 /// Gives region chunk `chunk` of `csz` bytes back to the current thread's heap.
 ///
 /// # Safety

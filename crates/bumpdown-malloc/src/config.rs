@@ -60,6 +60,14 @@ pub fn mode_of_region_block() -> Mode {
     }
 }
 
+/// Whether the mode is known to be recycling: one load, no first-time path. `malloc`'s
+/// fast path serves only then; an unset mode (the first call) and bump mode take the
+/// general path, which calls [`mode`].
+#[inline(always)]
+pub fn recycling_known() -> bool {
+    MODE.load(Ordering::Relaxed) == RECYCLE
+}
+
 #[cold]
 #[inline(never)]
 fn read_mode() -> Mode {

@@ -18,7 +18,7 @@ use bumpdown_global::heap::MAX_ALIGN;
 use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
 
-use crate::config::{mode, mode_of_region_block, region_options};
+use crate::config::{mode, mode_of_region_block, recycling_known, region_options};
 use crate::header::{self, Header, FALLBACK_HDR, HDR};
 use crate::tls::TlsHeap;
 
@@ -67,9 +67,45 @@ fn chunk_total(n: usize, offset: usize) -> Option<usize> {
     n.max(1).checked_add(offset)
 }
 
-/// `malloc`.
+/// The largest request [`malloc`]'s fast path serves: its chunk, with the header, is at
+/// most 1 KiB, where classes are 16-byte steps and the chunk size is one rounding.
+const FAST_MAX: usize = 1024 - HDR;
+
+/// The chunk size of a `malloc(n)` with `n <= FAST_MAX` in recycling mode: `n`, at least
+/// one byte, plus the header, rounded up to the 16-byte class. What the general path
+/// computes (`chunk_total`, then `route::chunk_for(_, 16, Mode::Recycle)`; a test compares
+/// them), as one addition and one mask: `n = 0` lands in the first class like `n = 1`.
+#[inline(always)]
+const fn fast_chunk(n: usize) -> usize {
+    (n + HDR + 15) & !15
+}
+
+/// `malloc`. The fast path (recycling mode, up to [`FAST_MAX`] bytes, a block from the
+/// thread's free list or window) calls nothing, so it saves no registers; everything
+/// else starts over in [`malloc_general`].
 #[inline(always)]
 pub fn malloc(n: usize) -> *mut u8 {
+    if n <= FAST_MAX && recycling_known() {
+        let csz = fast_chunk(n);
+        // SAFETY: n <= FAST_MAX, so csz <= 1024: the heap's class is then one shift.
+        unsafe { core::hint::assert_unchecked(csz <= 1024) };
+        // SAFETY: `csz` is `chunk_for(chunk_total(n, HDR), 16, Mode::Recycle)` (see
+        // `fast_chunk`), and 16 <= GRAIN.
+        let c = unsafe { route::alloc_fast::<TlsHeap, false>(csz, Mode::Recycle) };
+        if !c.is_null() {
+            // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple
+            // of 16 (the heap's phase), so c + HDR is 16-aligned.
+            return unsafe { finish(c, HDR, csz, false) };
+        }
+    }
+    malloc_general(n)
+}
+
+/// `malloc` by the general route: any mode and size, the heap's slow path, the fallback.
+/// (`extern "C"`, like the exported `malloc` that ends in it: the call is then a jump,
+/// and the fast path keeps the stack as it found it.)
+#[inline(never)]
+extern "C" fn malloc_general(n: usize) -> *mut u8 {
     let mode = mode();
     if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
         // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple of
@@ -148,6 +184,10 @@ pub unsafe fn free(p: *mut u8) {
         let Header { offset, usable } = unsafe { header::read(p) };
         shadow::block_freed(p);
         let mode = mode_of_region_block();
+        // SAFETY: every chunk of this front end holds a header and at least one byte past
+        // it (`chunk_total`), 16 bytes at least, so none is of the tiny class: the heap
+        // then skips that window's test.
+        unsafe { core::hint::assert_unchecked(offset + usable > bumpdown_global::classes::TINY) };
         // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
         // (its chunk size); the caller gives it up.
         unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
@@ -377,5 +417,20 @@ pub unsafe fn malloc_usable_size(p: *mut u8) -> usize {
             // SAFETY: a live glibc block.
             None => unsafe { header::glibc_usable(p) },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fast_chunk_is_the_general_routes_chunk() {
+        for n in 0..=FAST_MAX {
+            let general = chunk_total(n, HDR).and_then(|t| route::chunk_for(t, 16, Mode::Recycle));
+            assert_eq!(Some(fast_chunk(n)), general, "malloc({n})");
+        }
+        // The next size is past the 16-byte classes: the fast path must not take it.
+        assert!(route::chunk_for(FAST_MAX + 1 + HDR, 16, Mode::Recycle).is_some_and(|c| c > 1024));
     }
 }
