@@ -4,6 +4,7 @@ use core::alloc::{GlobalAlloc, Layout};
 use core::ptr;
 
 use crate::big;
+use crate::classes::GRAIN;
 use crate::env::{env_flag, env_size};
 use crate::heap::{chunk_size, Mode};
 use crate::region;
@@ -162,6 +163,32 @@ impl BumpGlobal {
         }
     }
 
+    /// The fast path of `alloc` and `alloc_zeroed`: a block from the thread's free list or
+    /// window (`route::alloc_fast`), or null, having called nothing. So nothing on it
+    /// needs saving across a call (the region's options for setting it up, which the slow
+    /// path takes by reference, were stored on the stack on every call).
+    #[inline(always)]
+    fn alloc_fast<const ZERO: bool>(&self, layout: Layout) -> *mut u8 {
+        match route::chunk_for(layout.size(), layout.align(), self.mode) {
+            // SAFETY: `csz` is for this alignment, at most GRAIN.
+            Some(csz) if layout.align() <= GRAIN => unsafe { route::alloc_fast::<ThreadHeap, ZERO>(csz, self.mode) },
+            _ => ptr::null_mut(),
+        }
+    }
+
+    /// `alloc` and `alloc_zeroed` past their fast path: the region's slow path (a new
+    /// window; setting the region up), over-aligned requests, then the fallback. Cold,
+    /// so that the compiler lays the fast path out as the straight line.
+    #[cold]
+    #[inline(never)]
+    fn alloc_general<const ZERO: bool>(&self, layout: Layout) -> *mut u8 {
+        let p = self.region_alloc::<ZERO>(layout);
+        if !p.is_null() {
+            return p;
+        }
+        self.fallback_alloc(layout, ZERO)
+    }
+
     /// Allocates from the region, or null if it cannot serve `layout`.
     #[inline(always)]
     fn region_alloc<const ZERO: bool>(&self, layout: Layout) -> *mut u8 {
@@ -269,20 +296,20 @@ fn sys_alloc(layout: Layout, zero: bool) -> *mut u8 {
 unsafe impl GlobalAlloc for BumpGlobal {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = self.region_alloc::<false>(layout);
+        let p = self.alloc_fast::<false>(layout);
         if !p.is_null() {
             return p;
         }
-        self.fallback_alloc(layout, false)
+        self.alloc_general::<false>(layout)
     }
 
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = self.region_alloc::<true>(layout);
+        let p = self.alloc_fast::<true>(layout);
         if !p.is_null() {
             return p;
         }
-        self.fallback_alloc(layout, true)
+        self.alloc_general::<true>(layout)
     }
 
     #[inline]

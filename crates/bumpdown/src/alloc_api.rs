@@ -22,7 +22,7 @@
 pub(crate) mod prelude {
     pub(crate) use super::{hand_out, hand_out_slice, unwrap_or_fail};
     pub(crate) use crate::engine::{formatted_len, Cursor, Engine};
-    pub(crate) use crate::error::{alloc_failed, block_or_panic, AllocError};
+    pub(crate) use crate::error::{alloc_failed, AllocError};
     pub(crate) use core::alloc::Layout;
     pub(crate) use core::mem::{align_of, size_of, MaybeUninit};
     pub(crate) use core::ptr::NonNull;

@@ -57,6 +57,7 @@ use crate::alloc_api::prelude::*;
 use crate::arena::empty_chunk;
 use crate::backing::{BackingAllocator, Global};
 use crate::bumping::{self, round_down, CHUNK_ALIGN, MIN_BOTTOM};
+use crate::error::block_or_panic;
 
 /// Size of a shared chunk's first allocation from the backing allocator; they double
 /// from there up to `MAX_CHUNK`.
