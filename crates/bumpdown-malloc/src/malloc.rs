@@ -80,9 +80,9 @@ const fn fast_chunk(n: usize) -> usize {
     (n + HDR + 15) & !15
 }
 
-/// `malloc`. The fast path (recycling mode, up to [`FAST_MAX`] bytes, a block from the
+/// `malloc`. The fast path (recycling mode, up to `FAST_MAX` bytes, a block from the
 /// thread's free list or window) calls nothing, so it saves no registers; everything
-/// else starts over in [`malloc_general`].
+/// else starts over in `malloc_general`.
 #[inline(always)]
 pub fn malloc(n: usize) -> *mut u8 {
     if n <= FAST_MAX && recycling_known() {
