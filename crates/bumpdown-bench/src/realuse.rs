@@ -472,6 +472,9 @@ fn ms_since(start: Instant) -> f64 {
 }
 
 /// Parses, evaluates and drops once, the way `way` (an index into [`WAYS`]).
+// One of the tree and its holder is nothing to drop: an arena's tree is a reference, the
+// heap's holder is `()`.
+#[allow(dropping_references, dropping_copy_types)]
 fn run_once(way: usize, src: &str) -> RunFigures {
     let before = heap::Snapshot::now();
     let held = |arena_bytes: Option<usize>| {
@@ -482,39 +485,29 @@ fn run_once(way: usize, src: &str) -> RunFigures {
             arena_bytes,
         )
     };
-    // Parse into a new arena with builder `$build`, evaluate, drop the arena.
-    macro_rules! in_arena {
-        ($new:expr, $build:ident) => {{
+    // Parse into a new holder (an arena, or nothing for the heap) with builder `$build`,
+    // evaluate, drop the tree and its holder.
+    macro_rules! way {
+        ($new:expr, $build:expr, $eval:expr, $arena_bytes:expr) => {{
             let start = Instant::now();
             let arena = $new;
             let program = Parser::parse(black_box(src), $build(&arena));
             let parse_ms = ms_since(start);
-            let (heap_bytes, heap_blocks, arena_bytes) = held(Some(arena.allocated_bytes()));
+            let (heap_bytes, heap_blocks, arena_bytes) = held($arena_bytes(&arena));
             let start = Instant::now();
-            let checksum = black_box(run(program, eval));
+            let checksum = black_box(run(&program, $eval));
             let eval_ms = ms_since(start);
             let start = Instant::now();
+            drop(program);
             drop(arena);
             let drop_ms = ms_since(start);
             RunFigures { parse_ms, eval_ms, drop_ms, heap_bytes, heap_blocks, arena_bytes, checksum }
         }};
     }
     match way {
-        0 => in_arena!(bumpdown::Arena::new(), InBumpdown),
-        1 => in_arena!(bumpalo::Bump::new(), InBumpalo),
-        _ => {
-            let start = Instant::now();
-            let program = Parser::parse(black_box(src), OnHeap);
-            let parse_ms = ms_since(start);
-            let (heap_bytes, heap_blocks, arena_bytes) = held(None);
-            let start = Instant::now();
-            let checksum = black_box(run(&program, eval_heap));
-            let eval_ms = ms_since(start);
-            let start = Instant::now();
-            drop(program);
-            let drop_ms = ms_since(start);
-            RunFigures { parse_ms, eval_ms, drop_ms, heap_bytes, heap_blocks, arena_bytes, checksum }
-        }
+        0 => way!(bumpdown::Arena::new(), InBumpdown, eval, |a: &bumpdown::Arena| Some(a.allocated_bytes())),
+        1 => way!(bumpalo::Bump::new(), InBumpalo, eval, |a: &bumpalo::Bump| Some(a.allocated_bytes())),
+        _ => way!((), |_| OnHeap, eval_heap, |_| None),
     }
 }
 

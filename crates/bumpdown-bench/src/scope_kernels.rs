@@ -14,8 +14,7 @@
 use std::hint::black_box;
 
 use crate::contenders::Contender;
-use crate::harness::{Sample, Sampler};
-use crate::heap;
+use crate::harness::Sampler;
 
 /// Allocations in each scope of the enter / allocate / exit rows.
 pub const PER_SCOPE: usize = 4;
@@ -28,11 +27,7 @@ pub fn timed(iters: usize, ops: usize, mut batch: impl FnMut(usize) + 'static) -
     }
     Box::new(move |clock| {
         let iters = black_box(iters);
-        let heap = heap::Snapshot::now();
-        let start = clock.start();
-        batch(iters);
-        let ns_per_op = clock.per_op(start, ops);
-        Sample { ns_per_op, heap_calls: heap.calls_since() }
+        clock.sample(ops, || batch(iters))
     })
 }
 
