@@ -31,91 +31,63 @@ pub const CALLS: [&str; 6] =
 /// The probe functions of each call in [`CALLS`], by the name their symbols end in.
 const PROBES: [&str; 6] = ["alloc_u8", "alloc_u32", "alloc_u64", "alloc_u128", "alloc_slice_copy_u8", "alloc_str"];
 
-/// The probe functions `$name`, each exported as `bumpdown_bench_probe_<key>_<name>`:
-/// it takes the handle `$h` and one argument `$v`, and returns what the call `$call`
-/// allocates, borrowed for the handle's `'a`.
-macro_rules! probe_fns {
-    ($key:literal, $h:ident: $handle:ty, [$($name:ident($v:ident: $arg:ty) -> $out:ty = $call:expr;)*]) => {$(
+/// The probes of one column in a module of its own: for each call of [`CALLS`], an
+/// `#[inline(never)]` function exported as `bumpdown_bench_probe_<key>_<call>` that
+/// makes the call through `$via` ([`Handle`], as the speed table's kernels do, so it is
+/// the same code). `run` calls every probe once (so each is really used) through the
+/// handle that `$with` passes to `call_all`, and returns the column's name and symbols.
+macro_rules! probes {
+    ($module:ident, $key:literal, $column:expr, $handle:ty, $via:ident, $with:expr) => {
+        pub(super) mod $module {
+            use super::*;
+
+            probes!(@fns $key, $handle, $via, [
+                alloc_u8(v: u8) -> u8 = alloc;
+                alloc_u32(v: u32) -> u32 = alloc;
+                alloc_u64(v: u64) -> u64 = alloc;
+                alloc_u128(v: u128) -> u128 = alloc;
+                alloc_slice_copy_u8(v: &[u8]) -> [u8] = alloc_slice_copy;
+                alloc_str(v: &str) -> str = alloc_str;
+            ]);
+
+            fn call_all<'a>(h: $handle) {
+                black_box(alloc_u8(black_box(h), 1));
+                black_box(alloc_u32(black_box(h), 2));
+                black_box(alloc_u64(black_box(h), 3));
+                black_box(alloc_u128(black_box(h), 4));
+                black_box(alloc_slice_copy_u8(black_box(h), b"probe"));
+                black_box(alloc_str(black_box(h), "probe"));
+            }
+
+            pub fn run() -> (&'static str, [Result<String, String>; 6]) {
+                $with;
+                ($column, PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{}_{call}", $key))))
+            }
+        }
+    };
+    (@fns $key:literal, $handle:ty, $via:ident, [$($name:ident($v:ident: $arg:ty) -> $out:ty = $call:ident;)*]) => {$(
         #[export_name = concat!("bumpdown_bench_probe_", $key, "_", stringify!($name))]
         #[inline(never)]
-        fn $name<'a>($h: $handle, $v: $arg) -> &'a mut $out {
-            $call
+        fn $name<'a>(h: $handle, $v: $arg) -> &'a mut $out {
+            $via::$call(h, $v)
         }
     )*};
 }
 
-/// Calls each probe of the module once through handle `$h`, so that each is really used.
-macro_rules! call_probes {
-    ($h:expr) => {
-        black_box(alloc_u8(black_box($h), 1));
-        black_box(alloc_u32(black_box($h), 2));
-        black_box(alloc_u64(black_box($h), 3));
-        black_box(alloc_u128(black_box($h), 4));
-        black_box(alloc_slice_copy_u8(black_box($h), b"probe"));
-        black_box(alloc_str(black_box($h), "probe"));
-    };
-}
-
-/// The symbol names of the probes exported with `key`, in [`CALLS`] order.
-fn symbols(key: &str) -> [Result<String, String>; 6] {
-    PROBES.map(|call| Ok(format!("bumpdown_bench_probe_{key}_{call}")))
-}
-
-/// Defines the probes of one contender in a module of its own, named
-/// `bumpdown_bench_probe_<key>_<call>` in the binary.
-macro_rules! probes {
+/// The probes of a contender, through `&'a $arena`.
+macro_rules! contender_probes {
     ($module:ident, $arena:ty, $key:literal) => {
-        mod $module {
-            use super::*;
-
-            type Arena = $arena;
-
-            probe_fns!($key, arena: &'a Arena, [
-                alloc_u8(v: u8) -> u8 = Handle::alloc(arena, v);
-                alloc_u32(v: u32) -> u32 = Handle::alloc(arena, v);
-                alloc_u64(v: u64) -> u64 = Handle::alloc(arena, v);
-                alloc_u128(v: u128) -> u128 = Handle::alloc(arena, v);
-                alloc_slice_copy_u8(v: &[u8]) -> [u8] = Handle::alloc_slice_copy(arena, v);
-                alloc_str(v: &str) -> str = Handle::alloc_str(arena, v);
-            ]);
-
-            /// Calls every probe once (so each is really used) and returns the
-            /// symbol names, in [`CALLS`] order.
-            pub fn run() -> (&'static str, [Result<String, String>; 6]) {
-                let arena = <Arena as Contender>::with_capacity(4096);
-                call_probes!(&arena);
-                (<Arena as Contender>::NAME, symbols($key))
-            }
-        }
+        probes!($module, $key, <$arena as Contender>::NAME, &'a $arena, Handle, {
+            call_all(&<$arena as Contender>::with_capacity(4096))
+        });
     };
 }
 
-/// The scope handle's probes: the calls through `&Scope`, which is only reachable
-/// inside `arena.scope(..)`, hence the probes take it as an argument.
-mod bumpdown_scope {
-    use super::*;
-
-    type Scope<'s, 'env> = bumpdown::Scope<'s, 'env>;
-
-    probe_fns!("scope", scope: &Scope<'a, '_>, [
-        alloc_u8(v: u8) -> u8 = scope.alloc(v);
-        alloc_u32(v: u32) -> u32 = scope.alloc(v);
-        alloc_u64(v: u64) -> u64 = scope.alloc(v);
-        alloc_u128(v: u128) -> u128 = scope.alloc(v);
-        alloc_slice_copy_u8(v: &[u8]) -> [u8] = scope.alloc_slice_copy(v);
-        alloc_str(v: &str) -> str = scope.alloc_str(v);
-    ]);
-
-    /// Calls every probe once inside a scope and returns the column's name and the
-    /// symbol names, in [`CALLS`] order.
-    pub fn run() -> (&'static str, [Result<String, String>; 6]) {
-        let mut arena = bumpdown::Arena::with_capacity(4096);
-        arena.scope(|s| {
-            call_probes!(s);
-        });
-        (SCOPE, symbols("scope"))
-    }
-}
+// The scope handle's probes: the calls through `&Scope`, which is only reachable inside
+// `arena.scope(..)`, hence the probes take it as an argument.
+probes!(bumpdown_scope, "scope", SCOPE, &'a bumpdown::Scope<'_, '_>, Handle, {
+    bumpdown::Arena::with_capacity(4096).scope(|s| call_all(s))
+});
 
 /// `BumpGlobal`'s probes: each call as a `Box` or `String` makes it when `BumpGlobal` is
 /// the `#[global_allocator]`, through `GlobalAlloc::alloc` on the `static` itself, as a
@@ -125,9 +97,12 @@ mod bumpdown_scope {
 /// Its windows are neither populated nor backed by huge pages, so that the probes fault
 /// in no memory of the bench's process; both settings are read only when a window is
 /// taken, off the fast path.
+/// The calls are this module's own functions, not a [`Handle`]: a trait impl would make
+/// `GLOBAL` reachable from other crates, and the probes would load its address from the
+/// GOT instead of computing it.
 // Handing out `&mut` to fresh blocks from `&BumpGlobal` is what an allocator does.
 #[allow(clippy::mut_from_ref)]
-mod bumpdown_global_probes {
+mod global_probes {
     use super::*;
     use bumpdown_global::BumpGlobal;
     use std::alloc::{handle_alloc_error, GlobalAlloc, Layout};
@@ -147,7 +122,7 @@ mod bumpdown_global_probes {
 
     /// `Box::new(v)`, leaked.
     #[inline(always)]
-    fn value<T>(_: &BumpGlobal, v: T) -> &mut T {
+    fn alloc<T>(_: &BumpGlobal, v: T) -> &mut T {
         const { assert!(size_of::<T>() > 0, "`GlobalAlloc::alloc` takes no zero-size layout") };
         let p = block(Layout::new::<T>()).cast::<T>();
         // SAFETY: a fresh block of `T`'s layout, ours alone, never freed.
@@ -159,7 +134,7 @@ mod bumpdown_global_probes {
 
     /// `Box::<[u8]>::from(v)`, leaked: an empty slice takes no block.
     #[inline(always)]
-    fn copy<'a>(_: &'a BumpGlobal, v: &[u8]) -> &'a mut [u8] {
+    fn alloc_slice_copy<'a>(_: &'a BumpGlobal, v: &[u8]) -> &'a mut [u8] {
         if v.is_empty() {
             return &mut [];
         }
@@ -173,22 +148,13 @@ mod bumpdown_global_probes {
         }
     }
 
-    probe_fns!("global", g: &'a BumpGlobal, [
-        alloc_u8(v: u8) -> u8 = value(g, v);
-        alloc_u32(v: u32) -> u32 = value(g, v);
-        alloc_u64(v: u64) -> u64 = value(g, v);
-        alloc_u128(v: u128) -> u128 = value(g, v);
-        alloc_slice_copy_u8(v: &[u8]) -> [u8] = copy(g, v);
+    #[inline(always)]
+    fn alloc_str<'a>(g: &'a BumpGlobal, v: &str) -> &'a mut str {
         // SAFETY: the bytes of a `str`, copied: still UTF-8.
-        alloc_str(v: &str) -> str = unsafe { core::str::from_utf8_unchecked_mut(copy(g, v.as_bytes())) };
-    ]);
-
-    /// Calls every probe once and returns the column's name and the symbol names, in
-    /// [`CALLS`] order.
-    pub fn run() -> (&'static str, [Result<String, String>; 6]) {
-        call_probes!(&GLOBAL);
-        (GLOBAL_COLUMN, symbols("global"))
+        unsafe { core::str::from_utf8_unchecked_mut(alloc_slice_copy(g, v.as_bytes())) }
     }
+
+    probes!(probes, "global", GLOBAL_COLUMN, &'a BumpGlobal, super, call_all(&GLOBAL));
 }
 
 /// Defines the calls of one compilation of the C probes: the declarations of the
@@ -198,7 +164,7 @@ mod bumpdown_global_probes {
 #[cfg(bumpdown_bench_c_probes)]
 macro_rules! c_probes {
     ($module:ident, $create:expr, $destroy:path, [$u8:ident, $u32:ident, $u64:ident, $u128:ident, $copy:ident]) => {
-        mod $module {
+        pub(super) mod $module {
             use super::*;
             use std::ffi::c_void;
 
@@ -293,14 +259,14 @@ fn c_columns() -> Vec<(&'static str, [Result<String, String>; 6])> {
     [C_ALLOC, C_ALLOC_NONNULL, C_VM_ALLOC].into_iter().zip(sets).collect()
 }
 
-probes!(bumpdown_arena, bumpdown::Arena, "bumpdown");
-probes!(bumpdown_facade, bumpdown_bumpalo::Bump, "facade");
-probes!(bumpdown_vm, bumpdown::VmArena, "vmarena");
-probes!(bumpdown_sync, bumpdown::SyncArena, "syncarena");
-probes!(stumpalo_arena, stumpalo::Arena, "stumpalo");
-probes!(bumpalo_bump, bumpalo::Bump, "bumpalo");
-probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
-probes!(blink, blink_alloc::Blink, "blink");
+contender_probes!(bumpdown_arena, bumpdown::Arena, "bumpdown");
+contender_probes!(bumpdown_facade, bumpdown_bumpalo::Bump, "facade");
+contender_probes!(bumpdown_vm, bumpdown::VmArena, "vmarena");
+contender_probes!(bumpdown_sync, bumpdown::SyncArena, "syncarena");
+contender_probes!(stumpalo_arena, stumpalo::Arena, "stumpalo");
+contender_probes!(bumpalo_bump, bumpalo::Bump, "bumpalo");
+contender_probes!(bump_scope_bump, bump_scope::Bump, "bump_scope");
+contender_probes!(blink, blink_alloc::Blink, "blink");
 
 /// One probe's straight line.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -341,7 +307,7 @@ pub fn measure(run: &Run) -> FastPath {
         bumpdown_facade::run(),
         bumpdown_vm::run(),
         bumpdown_sync::run(),
-        bumpdown_global_probes::run(),
+        global_probes::probes::run(),
         stumpalo_arena::run(),
         bumpalo_bump::run(),
         bump_scope_bump::run(),
