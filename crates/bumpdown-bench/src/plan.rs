@@ -5,7 +5,7 @@
 
 use crate::cli::{Effort, Options};
 use crate::progress::{total_secs, Phase, Planned};
-use crate::{fresh, programs, rows, scopes, threads};
+use crate::{fresh, rows, scopes};
 
 /// The sections the options select, in the order the report (`app::run_report`)
 /// measures them, each expected to take its whole time scaled by the share of its rows
@@ -21,12 +21,12 @@ pub fn plan(options: &Options) -> Vec<Planned> {
         (Phase::Resets, whole(filter.is_none())),
         (Phase::Fresh, share(fresh::selected_rows(options), fresh::ROWS.len())),
         (Phase::ResetCost, whole(options.selects("reset_cost"))),
-        (Phase::Threads, whole(threads::selected(options))),
+        (Phase::Threads, whole(options.selects("threads"))),
         (Phase::Seed004, whole(options.selects("seed004"))),
         (Phase::FastPath, whole(options.selects("fast_path"))),
         (Phase::RealUse, whole(options.selects("real_use"))),
-        (Phase::Preload, whole(programs::selected(options))),
-        (Phase::Json, whole(programs::selected(options))),
+        (Phase::Preload, whole(options.selects("programs"))),
+        (Phase::Json, whole(options.selects("programs"))),
     ];
     shares
         .into_iter()

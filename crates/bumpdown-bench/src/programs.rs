@@ -31,11 +31,6 @@ pub struct Programs {
     pub output: String,
 }
 
-/// Whether the options select this section.
-pub fn selected(options: &Options) -> bool {
-    options.selects("programs")
-}
-
 /// The repository root: this crate's manifest directory, two levels down.
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -1,11 +1,7 @@
-//! The "Scopes and temporary memory" section: three small tables whose columns are
-//! ways of doing the same work (a scope handle, an arena used directly, a peer's
-//! scope, a heap `Vec`, a stack array) rather than the speed table's contenders.
-//!
-//! Measured like the speed table: the parent re-runs this binary as `child scopes I`
-//! for each process, one after another, each on a stack shifted by `16 * (I % 4)`
-//! bytes; every cell of a row takes its samples in rotating rounds after a warm-up;
-//! the figure is the median of all samples of all processes.
+//! The "Scopes and temporary memory" section: small tables whose columns are ways of
+//! doing the same work (a scope handle, an arena used directly, a peer's scope, a heap
+//! `Vec`, a stack array) rather than the speed table's contenders. Measured as the speed
+//! table is ([`procs`]), in `child scopes I` processes.
 
 use std::fmt::Write;
 use std::hint::black_box;
@@ -108,34 +104,31 @@ impl Table {
     /// Every table, in report order.
     pub const ALL: [Table; 4] = [Table::Loop, Table::EnterExit, Table::Bumper, Table::Collections];
 
-    /// Heading in the report.
-    pub fn title(self) -> &'static str {
+    /// Its heading in the report, its columns in order, and what one operation is.
+    fn info(self) -> (&'static str, &'static [Way], &'static str) {
         match self {
-            Table::Loop => "Allocation loop through a scope handle",
-            Table::EnterExit => "Scope enter / allocate / exit",
-            Table::Bumper => "The Bumper.jl workload: a temporary array of 30 `i64`",
-            Table::Collections => "Collections in an arena: build, then reset",
+            Table::Loop => ("Allocation loop through a scope handle", &LOOP_WAYS, "ns per allocation"),
+            Table::EnterExit => ("Scope enter / allocate / exit", &ENTER_WAYS, "ns per scope"),
+            Table::Bumper => ("The Bumper.jl workload: a temporary array of 30 `i64`", &BUMPER_WAYS, "ns per call"),
+            Table::Collections => {
+                ("Collections in an arena: build, then reset", &COLLECTION_WAYS, "ns per build + reset")
+            }
         }
+    }
+
+    /// The heading and the unit: `title (unit)`.
+    fn heading(self) -> String {
+        format!("{} ({})", self.info().0, self.unit())
     }
 
     /// The columns, in order.
     pub fn ways(self) -> &'static [Way] {
-        match self {
-            Table::Loop => &LOOP_WAYS,
-            Table::EnterExit => &ENTER_WAYS,
-            Table::Bumper => &BUMPER_WAYS,
-            Table::Collections => &COLLECTION_WAYS,
-        }
+        self.info().1
     }
 
     /// What one operation is.
     pub fn unit(self) -> &'static str {
-        match self {
-            Table::Loop => "ns per allocation",
-            Table::EnterExit => "ns per scope",
-            Table::Bumper => "ns per call",
-            Table::Collections => "ns per build + reset",
-        }
+        self.info().2
     }
 }
 
@@ -470,7 +463,7 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
         return;
     }
     let ways = table.ways();
-    let _ = writeln!(md, "### {} ({})\n", table.title(), table.unit());
+    let _ = writeln!(md, "### {}\n", table.heading());
     let mut lines = Vec::new();
     for row in &rows {
         let cells: Vec<_> = ways.iter().map(|w| scopes.cell(&row.name, w.key).map(|c| Timed(&c.way, c))).collect();
@@ -524,7 +517,7 @@ struct WayGroup {
 fn way_groups(scopes: &ScopeResults) -> Vec<WayGroup> {
     let mut groups = Vec::new();
     for table in Table::ALL {
-        let mut heading = Some(format!("{} ({})", table.title(), table.unit()).replace('`', ""));
+        let mut heading = Some(table.heading().replace('`', ""));
         for row in scopes.rows.iter().filter(|r| r.table == table) {
             let fastest = scopes.fastest(&row.name);
             let bars: Vec<WayBar> = table

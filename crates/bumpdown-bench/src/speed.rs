@@ -1,16 +1,9 @@
-//! The speed table, measured in several processes.
-//!
-//! How fast a stack-local arena is can depend on where it lands relative to a
-//! 64-byte cache line. So the parent re-runs this binary as `child speed I`
-//! several times, one after another (never two at once on a two-core machine),
-//! and child `I` measures on a thread whose stack is shifted by `16 * (I % 4)`
-//! bytes: four processes cover every 16-byte slot. Each child prints its raw
-//! samples on stdout. The report's figure for a cell is the median of all
-//! samples of all processes; the spread is the range of the per-process medians.
-//! A process-wide change of machine speed (frequency, neighbours on a shared
-//! host) moves every cell of that process alike, so the range of each cell's
-//! per-process *ratio* to the row's fastest is kept too: it shows what placement
-//! does to the comparison itself.
+//! The speed table, measured in several processes ([`procs`]: each on its own stack
+//! placement and first-block offset). A cell's figure is the median of all samples of
+//! all processes; the spread is the range of the per-process medians, and of each cell's
+//! per-process *ratio* to the row's fastest: a process-wide change of machine speed moves
+//! every cell of that process alike, so the ratios show what placement does to the
+//! comparison itself.
 
 use std::fmt::Write;
 use std::ops::Deref;

@@ -161,11 +161,6 @@ fn samplers(threads: usize, mode: Mode) -> Vec<(&'static str, Sampler)> {
     list
 }
 
-/// Whether the options select this section.
-pub fn selected(options: &Options) -> bool {
-    options.selects("threads")
-}
-
 /// Measures every row.
 pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
     let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
