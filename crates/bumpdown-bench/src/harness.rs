@@ -55,15 +55,6 @@ impl Clock {
         (ns - self.overhead_ns).max(0.0) / ops as f64
     }
 
-    /// Times `work` as `ops` operations, with the heap calls it made.
-    #[inline(always)]
-    pub fn sample(&self, ops: usize, work: impl FnOnce()) -> Sample {
-        let heap = crate::heap::Snapshot::now();
-        let start = self.start();
-        work();
-        Sample { ns_per_op: self.per_op(start, ops), heap_calls: heap.calls_since() }
-    }
-
     /// The cost of an empty timed region, in nanoseconds.
     pub fn overhead_ns(&self) -> f64 {
         self.overhead_ns

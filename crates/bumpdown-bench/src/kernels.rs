@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::contenders::{Batch, Column, Handle};
 use crate::harness::{Clock, Sample, Sampler};
+use crate::heap;
 use crate::procs;
 
 /// How the benchmark reaches the arena.
@@ -175,32 +176,52 @@ impl<W: Work> Batch for Steps<W> {
     }
 }
 
-/// One timed sample of `iters` steps of `work` (`ops` operations): with the loop inlined
-/// where the handle is, or with `BEHIND_REF` in [`batch_behind_ref`], which gets only
-/// `&handle`. The clock runs inside the batch, so a scope column's entry and exit stay
-/// out of the allocation rows.
-struct TimedSteps<'c, W, const BEHIND_REF: bool> {
+/// One timed sample of `iters` steps of `work` (`ops` operations), with the loop
+/// inlined where the handle is. The clock runs inside the batch, so a scope
+/// column's entry and exit stay out of the allocation rows.
+struct TimedSteps<'c, W> {
     work: W,
     iters: usize,
     ops: usize,
     clock: &'c Clock,
 }
 
-impl<W: Work, const BEHIND_REF: bool> Batch for TimedSteps<'_, W, BEHIND_REF> {
+impl<W: Work> Batch for TimedSteps<'_, W> {
     type Output = Sample;
     #[inline(always)]
     fn run<H: Handle>(self, handle: &H) -> Sample {
         let work = black_box(self.work);
         place_first_block(handle);
-        self.clock.sample(self.ops, || {
-            if BEHIND_REF {
-                batch_behind_ref(handle, work, self.iters);
-            } else {
-                for _ in 0..self.iters {
-                    work.step(handle);
-                }
-            }
-        })
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        for _ in 0..self.iters {
+            work.step(handle);
+        }
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
+    }
+}
+
+/// One timed sample of `iters` steps of `work` (`ops` operations) in
+/// [`batch_behind_ref`], which gets only `&handle`.
+struct TimedBehindRef<'c, W> {
+    work: W,
+    iters: usize,
+    ops: usize,
+    clock: &'c Clock,
+}
+
+impl<W: Work> Batch for TimedBehindRef<'_, W> {
+    type Output = Sample;
+    #[inline(always)]
+    fn run<H: Handle>(self, handle: &H) -> Sample {
+        let work = black_box(self.work);
+        place_first_block(handle);
+        let heap = heap::Snapshot::now();
+        let start = self.clock.start();
+        batch_behind_ref(handle, work, self.iters);
+        let ns_per_op = self.clock.per_op(start, self.ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
     }
 }
 
@@ -238,7 +259,7 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
             let mut arena = Box::new(prepared::<C, W>(work, iters));
             Box::new(move |clock| {
                 arena.reset();
-                arena.with_handle(TimedSteps::<_, true> { work, iters, ops, clock })
+                arena.with_handle(TimedBehindRef { work, iters, ops, clock })
             })
         }
     }
@@ -254,7 +275,7 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
 fn local_batch<C: Column, W: Work>(slot: &mut Option<C>, work: W, iters: usize, ops: usize, clock: &Clock) -> Sample {
     let mut arena: C = slot.take().expect("arena is returned after each sample");
     arena.reset();
-    let sample = arena.with_handle(TimedSteps::<_, false> { work, iters, ops, clock });
+    let sample = arena.with_handle(TimedSteps { work, iters, ops, clock });
     *slot = Some(arena);
     sample
 }
@@ -325,7 +346,11 @@ pub fn clear_sampler<C: Column>(form: Form) -> Sampler {
             for arena in arenas.iter_mut() {
                 arena.with_handle(Fill);
             }
-            clock.sample(CLEAR_ARENAS, || clear_each_behind_ref(&mut arenas[..]))
+            let heap = heap::Snapshot::now();
+            let start = clock.start();
+            clear_each_behind_ref(&mut arenas[..]);
+            let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
+            Sample { ns_per_op, heap_calls: heap.calls_since() }
         }),
     }
 }
@@ -338,13 +363,15 @@ fn local_clear<C: Column>(slot: &mut Option<Box<[C; CLEAR_ARENAS]>>, clock: &Clo
     for arena in arenas.iter_mut() {
         arena.with_handle(Fill);
     }
-    let sample = clock.sample(CLEAR_ARENAS, || {
-        for arena in arenas.iter_mut() {
-            clear(arena);
-        }
-    });
+    let heap = heap::Snapshot::now();
+    let start = clock.start();
+    for arena in arenas.iter_mut() {
+        clear(arena);
+    }
+    let ns_per_op = clock.per_op(start, CLEAR_ARENAS);
+    let heap_calls = heap.calls_since();
     *slot = Some(Box::new(arenas));
-    sample
+    Sample { ns_per_op, heap_calls }
 }
 
 #[inline(never)]
@@ -368,7 +395,11 @@ pub fn clear_and_reuse_sampler<C: Column>(form: Form, iters: usize) -> Sampler {
         }
         Form::Ref => Box::new(move |clock| {
             arena.with_handle(Fill);
-            clock.sample(iters, || reset_and_refill_behind_ref(&mut *arena, iters))
+            let heap = heap::Snapshot::now();
+            let start = clock.start();
+            reset_and_refill_behind_ref(&mut *arena, iters);
+            let ns_per_op = clock.per_op(start, iters);
+            Sample { ns_per_op, heap_calls: heap.calls_since() }
         }),
     }
 }
@@ -378,14 +409,16 @@ pub fn clear_and_reuse_sampler<C: Column>(form: Form, iters: usize) -> Sampler {
 fn local_clear_and_reuse<C: Column>(slot: &mut Option<C>, iters: usize, clock: &Clock) -> Sample {
     let mut arena: C = slot.take().expect("arena is returned after each sample");
     arena.with_handle(Fill);
-    let sample = clock.sample(iters, || {
-        for _ in 0..iters {
-            arena.reset();
-            arena.with_handle(Fill);
-        }
-    });
+    let heap = heap::Snapshot::now();
+    let start = clock.start();
+    for _ in 0..iters {
+        arena.reset();
+        arena.with_handle(Fill);
+    }
+    let ns_per_op = clock.per_op(start, iters);
+    let heap_calls = heap.calls_since();
     *slot = Some(arena);
-    sample
+    Sample { ns_per_op, heap_calls }
 }
 
 #[inline(never)]

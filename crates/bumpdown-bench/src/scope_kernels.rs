@@ -14,7 +14,8 @@
 use std::hint::black_box;
 
 use crate::contenders::Contender;
-use crate::harness::Sampler;
+use crate::harness::{Sample, Sampler};
+use crate::heap;
 
 /// Allocations in each scope of the enter / allocate / exit rows.
 pub const PER_SCOPE: usize = 4;
@@ -27,7 +28,11 @@ pub fn timed(iters: usize, ops: usize, mut batch: impl FnMut(usize) + 'static) -
     }
     Box::new(move |clock| {
         let iters = black_box(iters);
-        clock.sample(ops, || batch(iters))
+        let heap = heap::Snapshot::now();
+        let start = clock.start();
+        batch(iters);
+        let ns_per_op = clock.per_op(start, ops);
+        Sample { ns_per_op, heap_calls: heap.calls_since() }
     })
 }
 
