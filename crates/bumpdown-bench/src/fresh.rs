@@ -104,9 +104,8 @@ pub fn measure(options: &Options, run: &Run) -> Result<FreshResults, String> {
     run.section(Phase::Fresh, processes);
     for index in 0..processes {
         run.step("processes on a mimalloc heap");
-        let args = options.child_args(&["fresh", &index.to_string()]);
-        let out = procs::run_self(&args, &[(heap::HEAP_VAR, heap::MIMALLOC)], run)?;
-        let cells: Vec<FreshCell> = serde_json::from_str(&out).map_err(|e| format!("fresh child: {e}: {out:?}"))?;
+        let env = [(heap::HEAP_VAR, heap::MIMALLOC)];
+        let cells: Vec<FreshCell> = procs::run_child(options, &["fresh", &index.to_string()], &env, run)?;
         raw.push(cells.into_iter().map(|c| ((c.row, c.contender), 0, vec![c.ns_per_op])).collect());
     }
     // One value per process and cell: the pooled median is the median of the processes'.

@@ -39,27 +39,6 @@ pub struct RawCell<K> {
     pub samples: Vec<f64>,
 }
 
-/// The parent side of a table measured in child processes (the speed and scope tables):
-/// runs `child KIND I` for every process `I` of `options`, one after another, and
-/// returns what each printed. `rows` is only for the progress line.
-fn run_children<K: DeserializeOwned>(
-    kind: &str,
-    section: Phase,
-    rows: usize,
-    options: &Options,
-    run: &Run,
-) -> Result<Vec<ChildSamples<K>>, String> {
-    let processes = options.processes();
-    run.section(section, processes);
-    (0..processes)
-        .map(|index| {
-            run.step(&format!("processes of {rows} rows"));
-            let output = run_self(&options.child_args(&[kind, &index.to_string()]), &[], run)?;
-            serde_json::from_str(&output).map_err(|e| format!("{kind} child {index}: cannot read its samples: {e}"))
-        })
-        .collect()
-}
-
 /// The child side of a table (`child KIND I`): measures the `rows` that `options`
 /// select, one after another, each row's `cells` (key and sampler) taking turns sample
 /// by sample, and prints their [`ChildSamples`] for the parent.
@@ -210,8 +189,8 @@ impl<R, C> Measured<R, C> {
         self.stack_offsets.len()
     }
 
-    /// Runs the `kind` children and [`pool`]s their samples; `cell` makes the table's cell
-    /// of a key and its pooled figures.
+    /// Runs `child KIND I` for every process `I` of `options`, one after another, and
+    /// [`pool`]s their samples; `cell` makes the table's cell of a key and its figures.
     pub fn measure<K: DeserializeOwned + PartialEq>(
         (kind, section): (&str, Phase),
         rows: Vec<R>,
@@ -220,7 +199,14 @@ impl<R, C> Measured<R, C> {
         cell: impl Fn(K, Pooled) -> C,
     ) -> Result<Self, String> {
         let started = Instant::now();
-        let children = run_children::<K>(kind, section, rows.len(), options, run)?;
+        let processes = options.processes();
+        run.section(section, processes);
+        let children = (0..processes)
+            .map(|index| {
+                run.step(&format!("processes of {} rows", rows.len()));
+                run_child::<ChildSamples<K>>(options, &[kind, &index.to_string()], &[], run)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let stack_offsets = children.iter().map(|c| c.stack_offset).collect();
         let clock_overheads = children.iter().map(|c| c.clock_overhead_ns).collect();
         let raw = children
@@ -313,13 +299,19 @@ pub fn four_decimals(ns: f64) -> f64 {
     format!("{ns:.4}").parse().expect("a formatted f64 parses")
 }
 
-/// Runs this executable with `args`, `env` added to its environment, and returns what it
-/// printed on stdout. What it printed on stderr goes above the progress line, or into
-/// the error if it failed.
-pub fn run_self(args: &[String], env: &[(&str, &str)], run: &Run) -> Result<String, String> {
+/// Runs this executable as child `child` of this run ([`Options::child_args`]), `env`
+/// added to its environment, and reads the JSON it printed on stdout. What it printed on
+/// stderr goes above the progress line, or into the error if it failed.
+pub fn run_child<T: DeserializeOwned>(
+    options: &Options,
+    child: &[&str],
+    env: &[(&str, &str)],
+    run: &Run,
+) -> Result<T, String> {
+    let args = options.child_args(child);
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
     let output = Command::new(&exe)
-        .args(args)
+        .args(&args)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
@@ -329,7 +321,8 @@ pub fn run_self(args: &[String], env: &[(&str, &str)], run: &Run) -> Result<Stri
         return Err(format!("child {args:?} failed: {}: {}", output.status, stderr.trim()));
     }
     run.println(&stderr);
-    String::from_utf8(output.stdout).map_err(|_| format!("child {args:?} printed non-UTF-8"))
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(&stdout).map_err(|e| format!("child {child:?}: cannot read its output: {e}: {stdout:?}"))
 }
 
 #[cfg(test)]

@@ -111,9 +111,7 @@ pub fn measure(options: &Options, run: &progress::Run) -> Result<Vec<Seed004Resu
     for _ in 0..rounds {
         for (name, runs) in names.iter().zip(&mut runs) {
             run.step(name);
-            let output = procs::run_self(&options.child_args(&["seed004", name]), &[], run)?;
-            let result = serde_json::from_str(&output).map_err(|e| format!("seed004 child {name}: {e}: {output:?}"))?;
-            runs.push(result);
+            runs.push(procs::run_child(options, &["seed004", name], &[], run)?);
         }
     }
     Ok(runs.iter().map(|runs| median_run(runs)).collect())
