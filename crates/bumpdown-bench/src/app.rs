@@ -32,7 +32,11 @@ pub fn main() -> ExitCode {
         Some(Subcommands::Child(Child::Scopes { index })) => scopes::child_main(&options, *index),
         Some(Subcommands::Child(Child::Seed004 { contender })) => seed004::child_main(contender),
         Some(Subcommands::Child(Child::Fresh { index })) => fresh::child_main(&options, *index),
-        _ if options.list => list(&options),
+        // `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
+        _ if options.list => {
+            let _ = std::io::stdout().write_all(selected_rows(&options).as_bytes());
+            Ok(())
+        }
         Some(Subcommands::Stage(Stage::Render { file, out, readme })) => render(file, out.as_deref(), *readme),
         Some(Subcommands::Stage(Stage::Compare { before, after })) => return compare(before, after),
         None => run_report(options),
@@ -72,12 +76,6 @@ fn compare(before: &Path, after: &Path) -> ExitCode {
     let _ = std::io::stdout().write_all(table.as_bytes());
     let slower = changes.iter().any(|c| c.verdict == crate::compare::Verdict::Slower);
     ExitCode::from(u8::from(slower))
-}
-
-/// `--list`: the selectable row names. A closed pipe (`| head`) ends it quietly.
-fn list(options: &Options) -> Result<(), String> {
-    let _ = std::io::stdout().write_all(selected_rows(options).as_bytes());
-    Ok(())
 }
 
 /// The rows the options select, one line each (empty when `--filter` matches nothing).

@@ -212,7 +212,6 @@ mod tests {
     use crate::kernels::Form;
     use crate::resets::ResetResult;
     use crate::scopes::{ScopeResults, Table};
-    use crate::seed004::Pass;
     use crate::seed004::{self, Seed004Result};
     use crate::speed::SpeedResults;
     use crate::svg::check_well_formed;
@@ -334,22 +333,10 @@ mod tests {
 
     #[test]
     fn every_chart_of_a_tiny_report_is_well_formed() {
-        let seed = vec![Seed004Result {
-            name: "bumpdown".to_owned(),
-            cold: Pass { ns: 3.0, faults: 10, cpu_ns: 3.0 },
-            warm: Pass { ns: 1.0, faults: 0, cpu_ns: 1.0 },
-            release_ms: 0.1,
-            peak_rss: 1 << 20,
-            spread: Default::default(),
-        }];
-        let (speed, scopes, real_use) = (tiny_speed(), tiny_scopes(), Results::for_tests(1.0, 0.0).real_use);
-        let results = Results {
-            speed: Some(speed),
-            scopes: Some(scopes.clone()),
-            real_use,
-            seed004: Some(seed),
-            ..Results::default()
-        };
+        let (speed, scopes, Results { real_use, seed004, .. }) =
+            (tiny_speed(), tiny_scopes(), Results::for_tests(1.0, 0.0));
+        let results =
+            Results { speed: Some(speed), scopes: Some(scopes.clone()), real_use, seed004, ..Results::default() };
         let charts = results.charts();
         let files: Vec<&str> = charts.iter().map(|c| c.file).collect();
         assert_eq!(
