@@ -107,15 +107,12 @@ impl Results {
             crate::cli::Effort::Quick => "quick (default)",
             crate::cli::Effort::Full => "full",
         };
-        let _ = writeln!(md, "| machine | |\n|---|---|");
-        let _ = writeln!(md, "| CPU | {} |", m.cpu);
-        let _ = writeln!(md, "| cores | {} |", m.cores);
-        let _ = writeln!(md, "| kernel | {} |", m.kernel);
-        let _ = writeln!(md, "| rustc | {} |", m.rustc);
-        let _ = writeln!(md, "| crates | {crates} |");
-        let _ = writeln!(md, "| effort | {effort} |");
-        if let Some(filter) = &self.filter {
-            let _ = writeln!(md, "| filter | `{filter}` |");
+        let filter = self.filter.as_ref().map(|filter| ("filter", format!("`{filter}`")));
+        let facts = [("CPU", m.cpu.clone()), ("cores", m.cores.to_string()), ("kernel", m.kernel.clone())];
+        let build = [("rustc", m.rustc.clone()), ("crates", crates), ("effort", effort.to_owned())];
+        md.push_str("| machine | |\n|---|---|\n");
+        for (what, value) in facts.into_iter().chain(build).chain(filter) {
+            let _ = writeln!(md, "| {what} | {value} |");
         }
         md.push('\n');
     }

@@ -482,20 +482,12 @@ fn scope_table(md: &mut String, scopes: &ScopeResults, table: Table) {
 /// The colour of a scope-table way or a real-use way (`bumpalo::Bump`): its crate's
 /// column colour (bumpdown's scope handle its own), grey for the heap and the stack.
 pub fn way_colour(key: &str) -> &'static str {
-    let column = if key == "bumpdown_scope" {
-        contenders::InScope::NAME
-    } else if key.contains("bumpdown") {
-        "bumpdown"
-    } else if key.contains("stumpalo") {
-        "stumpalo"
-    } else if key.starts_with("bump_scope") {
-        "bump-scope"
-    } else if key.contains("bumpalo") {
-        "bumpalo"
-    } else {
-        ""
-    };
-    colour_of(column)
+    if key == "bumpdown_scope" {
+        return colour_of(contenders::InScope::NAME);
+    }
+    let crates =
+        [("bumpdown", "bumpdown"), ("stumpalo", "stumpalo"), ("bump_scope", "bump-scope"), ("bumpalo", "bumpalo")];
+    colour_of(crates.into_iter().find(|(part, _)| key.contains(part)).map_or("", |(_, column)| column))
 }
 
 /// One bar of the scopes chart: a way of one row.
