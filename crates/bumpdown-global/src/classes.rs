@@ -49,7 +49,7 @@ const _: () = assert!(SMALL_MAX >> STEP_LOG >= GRAIN);
 const _: () = assert!(class_size(CLASSES - 1) == CLASS_MAX);
 
 #[doc(inline)]
-pub use bumpdown::bumping::checked_round_up;
+pub use bumpdown::bumping::{checked_round_up, round_up};
 
 /// The class of a request of `size <= CLASS_MAX` bytes (sizes 0 to [`TINY`] share class 0).
 /// A request aligned to more than [`TINY`] must not use class 0: see `chunk_size`.

@@ -335,7 +335,11 @@ const fn band(csz: usize) -> usize {
 }
 const _: () = assert!(band(LINE) == LINE_BAND && LINE > SMALL_BAND && LINE % GRAIN == 0);
 
-/// Chunks up to this size have their band in [`BANDS`]; all larger ones are in band 2.
+/// The band of every chunk larger than [`SMALL_BAND`] bytes, except the [`LINE`]-byte ones.
+const LARGE_BAND: usize = 2;
+
+/// Chunks up to this size have their band in [`BANDS`]; all larger ones are in
+/// [`LARGE_BAND`].
 const BANDED: usize = 1024;
 
 /// [`band`] of every chunk size up to [`BANDED`], by `csz / GRAIN` (the tiny chunk is
@@ -353,7 +357,7 @@ const BANDS: [u8; BANDED / GRAIN + 1] = {
 };
 const _: () = {
     assert!(BANDS[0] as usize == band(TINY) && class_of_chunk(TINY) == 0 && TINY < GRAIN);
-    assert!(band(BANDED + GRAIN) == 2 && BANDED > LINE);
+    assert!(band(BANDED + GRAIN) == LARGE_BAND && BANDED > LINE);
     let mut csz = GRAIN;
     while csz <= BANDED {
         assert!(class_of_chunk(csz) == csz / GRAIN);
@@ -639,7 +643,7 @@ impl Heap {
         debug_assert!(csz == TINY || csz % GRAIN == 0, "a chunk size");
         let banded = csz <= BANDED;
         let index = csz / GRAIN;
-        let band = if banded { BANDS[index] as usize } else { 2 };
+        let band = if banded { BANDS[index] as usize } else { LARGE_BAND };
         // SAFETY: a band is < 4.
         let w = unsafe { self.windows.get_unchecked_mut(band) };
         // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. The newest

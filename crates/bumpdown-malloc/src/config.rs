@@ -53,7 +53,7 @@ pub fn mode() -> Mode {
 /// size class its chunk may not have.
 #[inline(always)]
 pub fn mode_of_region_block() -> Mode {
-    if MODE.load(Ordering::Relaxed) == RECYCLE {
+    if recycling_known() {
         Mode::Recycle
     } else {
         Mode::Bump

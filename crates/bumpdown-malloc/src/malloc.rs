@@ -14,6 +14,7 @@
 use core::ffi::c_void;
 use core::ptr;
 
+use bumpdown_global::classes::{round_up, GRAIN};
 use bumpdown_global::heap::MAX_ALIGN;
 use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
@@ -74,10 +75,10 @@ const FAST_MAX: usize = 1024 - HDR;
 /// The chunk size of a `malloc(n)` with `n <= FAST_MAX` in recycling mode: `n`, at least
 /// one byte, plus the header, rounded up to the 16-byte class. What the general path
 /// computes (`chunk_total`, then `route::chunk_for(_, 16, Mode::Recycle)`; a test compares
-/// them), as one addition and one mask: `n = 0` lands in the first class like `n = 1`.
+/// them), as one rounding: `n = 0` lands in the first class like `n = 1`.
 #[inline(always)]
 const fn fast_chunk(n: usize) -> usize {
-    (n + HDR + 15) & !15
+    round_up(n + HDR, GRAIN)
 }
 
 /// `malloc`. The fast path (recycling mode, up to `FAST_MAX` bytes, a block from the
@@ -87,8 +88,9 @@ const fn fast_chunk(n: usize) -> usize {
 pub fn malloc(n: usize) -> *mut u8 {
     if n <= FAST_MAX && recycling_known() {
         let csz = fast_chunk(n);
-        // SAFETY: n <= FAST_MAX, so csz <= 1024: the heap's class is then one shift.
-        unsafe { core::hint::assert_unchecked(csz <= 1024) };
+        // SAFETY: n <= FAST_MAX, so csz <= FAST_MAX + HDR, 1 KiB: the heap's class is
+        // then one shift.
+        unsafe { core::hint::assert_unchecked(csz <= FAST_MAX + HDR) };
         // SAFETY: `csz` is `chunk_for(chunk_total(n, HDR), 16, Mode::Recycle)` (see
         // `fast_chunk`), and 16 <= GRAIN.
         let c = unsafe { route::alloc_fast::<TlsHeap, false>(csz, Mode::Recycle) };
@@ -184,10 +186,6 @@ pub unsafe fn free(p: *mut u8) {
         let Header { offset, usable } = unsafe { header::read(p) };
         shadow::block_freed(p);
         let mode = mode_of_region_block();
-        // SAFETY: every chunk of this front end holds a header and at least one byte past
-        // it (`chunk_total`), 16 bytes at least, so none is of the tiny class: the heap
-        // then skips that window's test.
-        unsafe { core::hint::assert_unchecked(offset + usable > bumpdown_global::classes::TINY) };
         // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes long
         // (its chunk size); the caller gives it up.
         unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
