@@ -241,6 +241,43 @@ fn the_limit_is_never_exceeded_and_the_arena_keeps_working() {
     arena.check_invariants();
 }
 
+#[test]
+fn settings_made_before_the_first_allocation_survive_resets_and_scopes() {
+    // An arena with no chunk yet keeps its limit and chunk cap in the word that later
+    // holds its high mark; resetting it or leaving a scope marks a high point there.
+    let backing = TestAlloc::default();
+    let mut arena: TestArena = Arena::new_in(&backing).with_max_chunk_size(8 << 10);
+    arena.set_allocation_limit(Some(64 << 10));
+    arena.reset();
+    arena.scope(|_| {});
+    arena.reset_with_limit(0);
+    assert_eq!(arena.allocation_limit(), Some(64 << 10));
+    assert_eq!(backing.calls(), 0);
+    // The cap: a request over an eighth of 8 KiB gets a chunk of its own.
+    arena.alloc_slice_fill_copy(2000, 0u8);
+    assert_eq!(arena.stats().big_chunks, 1);
+    // The limit.
+    let err = arena.try_alloc_slice_fill_copy(64 << 10, 0u8).unwrap_err();
+    assert_eq!(err.kind(), AllocErrorKind::LimitReached);
+    assert_eq!(arena.allocation_limit(), Some(64 << 10));
+    arena.check_invariants();
+}
+
+#[test]
+fn a_limit_beyond_any_address_space_is_no_limit() {
+    // 2^57 bytes and more: the same before the arena has a state and after.
+    let arena = Arena::new();
+    arena.set_allocation_limit(Some(1 << 60));
+    assert_eq!(arena.allocation_limit(), None);
+    arena.set_allocation_limit(Some((1 << 57) - 2));
+    assert_eq!(arena.allocation_limit(), Some((1 << 57) - 2));
+    arena.alloc(1u8);
+    arena.set_allocation_limit(Some(usize::MAX - 1));
+    assert_eq!(arena.allocation_limit(), None);
+    arena.set_allocation_limit(Some((1 << 57) - 2));
+    assert_eq!(arena.allocation_limit(), Some((1 << 57) - 2));
+}
+
 /// A program of allocations and resets; returns how many allocations failed.
 fn run_program(backing: &TestAlloc) -> usize {
     // A small chunk cap, so that both regular and out-of-band (> 8 KiB) chunks come up.

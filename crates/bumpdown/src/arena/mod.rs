@@ -81,8 +81,12 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     pub(crate) end: Cell<*mut u8>,
     /// Where the current chunk's usable part starts (the sentinel without one).
     pub(crate) start: Cell<*mut u8>,
-    /// The highest `ptr` seen before giving memory back in the current chunk since the
-    /// state last folded the peak (see `ArenaState::high_ptr`).
+    /// With a state: the highest `ptr` seen before giving memory back in the current
+    /// chunk since the state last folded the peak (see `ArenaState::high_ptr`). Without
+    /// one: the limit and chunk cap set so far, packed (`Settings::pack`). Packed settings
+    /// have the top bit set, so they are above every address and marking a high point
+    /// (`mark_high_at`, on a reset or a scope exit of an arena with no state yet) never
+    /// overwrites them; the slow path's call takes them in this field's argument.
     high_ptr: Cell<usize>,
     /// The state's epoch (see `ArenaState::epoch`; 0 without a state): a scope's entry
     /// and exit compare it.
@@ -94,11 +98,10 @@ pub struct Arena<const MIN_ALIGN: usize = 1, A: BackingAllocator = Global> {
     // start of a `BufferArena`'s buffer), holding an `ArenaState` that nothing else
     // points to. The state's `end`, `start`, `epoch` and `dirty` equal the fields above;
     // its `ptr` and `high_ptr` are those above as of the last call into it (`sync_to`
-    // before each call, `sync_from` after, which copies all six back).
+    // before each call, `sync_from` after, which copies all six back). The six fields
+    // come first, in the same order and at the same offsets in both (`sync_from_slow_path`
+    // checks).
     state: Cell<Option<NonNull<ArenaState<MIN_ALIGN, A>>>>,
-    /// The limit and chunk cap set before the arena had a state (its state holds them
-    /// after): setting them allocates nothing.
-    settings: Cell<Settings>,
     alloc: A,
 }
 
@@ -164,17 +167,15 @@ unsafe impl<const MIN_ALIGN: usize, A: BackingAllocator> Cursor for Arena<MIN_AL
     #[inline(always)]
     #[track_caller]
     fn alloc_slow_or_panic(&self, size: usize, align: usize) -> NonNull<u8> {
-        let (block, state) = arena_slow_or_panic(
-            self.state.get(),
-            self.alloc_ptr(),
-            self.settings.get(),
-            (self.ptr.get(), self.high_ptr.get()),
-            size,
-            align,
-        );
+        let (state, cursor) = (self.state.get(), (self.ptr.get(), self.high_ptr.get()));
+        let (block, state) = if size_of::<A>() == 0 {
+            arena_slow_or_panic_zst(state, cursor, size, align)
+        } else {
+            arena_slow_or_panic(state, self.alloc_ptr(), cursor, size, align)
+        };
         self.state.set(Some(state));
         // SAFETY: the arena's state (the invariant), not in use elsewhere.
-        self.sync_from(unsafe { state.as_ref() });
+        self.sync_from_slow_path(unsafe { state.as_ref() });
         Self::landed(block, self.ptr.get(), size, align)
     }
 
@@ -203,50 +204,72 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
     #[inline(always)]
     unsafe fn slow_path(&self, src: *const u8, size: usize, align: usize) -> Result<NonNull<u8>, AllocError> {
+        let (state, cursor) = (self.state.get(), (self.ptr.get(), self.high_ptr.get()));
         // SAFETY: forwarded.
         let (block, state) = unsafe {
-            arena_slow(
-                self.state.get(),
-                self.alloc_ptr(),
-                self.settings.get(),
-                (self.ptr.get(), self.high_ptr.get()),
-                (src, size),
-                align,
-            )
+            if size_of::<A>() == 0 {
+                arena_slow_zst(state, (src, size), cursor, align)
+            } else {
+                arena_slow(state, (src, size), cursor, align, self.alloc_ptr())
+            }
         };
-        // No state: the block for it could not be allocated.
-        let state = state.ok_or_else(|| self.no_state_error())?;
+        // No state: the block for it could not be allocated. (`high_ptr` still holds the
+        // settings then.)
+        let Some(state) = state else { return Err(settings_error::<MIN_ALIGN, A>(self.high_ptr.get())) };
         self.state.set(Some(state));
         // SAFETY: the arena's state (the invariant), not in use elsewhere.
         let state = unsafe { state.as_ref() };
-        self.sync_from(state);
+        self.sync_from_slow_path(state);
         let p = block.ok_or_else(|| state.last_error.get())?;
         Ok(Self::landed(p, self.ptr.get(), size, align))
     }
 }
 
 /// The slow path of an [`Arena`] (and of a scope, through it): makes the arena's state
-/// if it has none yet (with `settings`), hands it the bump pointer, and asks it for the
-/// block, into which it copies the `size` bytes at `src` unless `src` is null. Returns
-/// the block (`None`: the error is in the state's `last_error`) and the state (`None`:
-/// its own block could not be allocated).
+/// if it has none yet (with the settings that `high_ptr` holds then), hands it the bump
+/// pointer, and asks it for the block, into which it copies the `size` bytes at `src`
+/// unless `src` is null. Returns the block (`None`: the error is in the state's
+/// `last_error`) and the state (`None`: its own block could not be allocated).
+///
+/// The handle calls it out of line through [`arena_slow_zst`] (a zero-sized allocator,
+/// such as `Global`: six arguments) or [`arena_slow`] (seven). Every allocation site
+/// inlines that call and the copy of the state's fields after it, so their size
+/// decides whether the compiler inlines the caller's own small functions (a parser's
+/// `fn bin(&self, ..)` with two `alloc`s in it, say). With six arguments they all
+/// travel in registers, and the fast path needs no stack frame. The copy's source and
+/// length come second and third, where `memcpy` takes them, so that a fast path that
+/// ends in `memcpy` moves no register for the slow path's sake.
 ///
 /// # Safety
-/// `src` is null, or readable for `size` bytes and apart from the arena's free memory.
-#[cold]
-#[inline(never)]
-unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+/// `src` is null, or readable for `size` bytes and apart from the arena's free memory;
+/// `alloc` is as `Arena::alloc_ptr` gives it.
+#[inline(always)]
+unsafe fn slow_body<const MIN_ALIGN: usize, A: BackingAllocator>(
     state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
-    alloc: *const A,
-    settings: Settings,
-    (ptr, high_ptr): (*mut u8, usize),
     (src, size): (*const u8, usize),
+    (ptr, high_ptr): (*mut u8, usize),
     align: usize,
+    alloc: *const A,
 ) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
-    let Some(state) = state.or_else(|| new_state(alloc, settings)) else { return (None, None) };
+    let state = match state {
+        Some(state) => {
+            // SAFETY: the arena's state, which nothing else uses during this call.
+            unsafe { state.as_ref() }.enter(alloc, ptr, high_ptr);
+            state
+        }
+        // Without a state, `high_ptr` holds the settings (see `Arena::high_ptr`). A new
+        // state starts empty, as the handle is, with no high mark.
+        None => match new_state(alloc, Settings::unpack(high_ptr)) {
+            Some(state) => {
+                // SAFETY: the new state, which nothing else uses.
+                unsafe { state.as_ref() }.enter(alloc, ptr, 0);
+                state
+            }
+            None => return (None, None),
+        },
+    };
     // SAFETY: the arena's state, which nothing else uses during this call.
     let s = unsafe { state.as_ref() };
-    s.enter(alloc, ptr, high_ptr);
     let block = s.alloc_slow(size, align).map_err(|err| s.last_error.set(err)).ok();
     if let (Some(p), false) = (block, src.is_null()) {
         // SAFETY: the caller's `src` is readable for `size` bytes and apart from the fresh
@@ -257,26 +280,90 @@ unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
     (block, Some(state))
 }
 
-/// `arena_slow` for the panicking methods: panics (naming the caller's line) where that
+/// [`slow_body`] out of line, for an arena whose allocator has a size.
+///
+/// # Safety
+/// As for [`slow_body`].
+#[cold]
+#[inline(never)]
+unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    copy: (*const u8, usize),
+    cursor: (*mut u8, usize),
+    align: usize,
+    alloc: *const A,
+) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
+    // SAFETY: forwarded.
+    unsafe { slow_body(state, copy, cursor, align, alloc) }
+}
+
+/// [`slow_body`] out of line, for a zero-sized allocator: its address is not passed.
+///
+/// # Safety
+/// As for [`slow_body`]; `A` is zero-sized.
+#[cold]
+#[inline(never)]
+unsafe fn arena_slow_zst<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    copy: (*const u8, usize),
+    cursor: (*mut u8, usize),
+    align: usize,
+) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
+    debug_assert_eq!(size_of::<A>(), 0);
+    // SAFETY: forwarded; a zero-sized value may be at any aligned address (what
+    // `Arena::alloc_ptr` gives for one).
+    unsafe { slow_body(state, copy, cursor, align, NonNull::<A>::dangling().as_ptr()) }
+}
+
+/// [`slow_body`] for the panicking methods: panics (naming the caller's line) where that
 /// returns no block.
+#[inline(always)]
+#[track_caller]
+fn slow_body_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    alloc: *const A,
+    cursor: (*mut u8, usize),
+    size: usize,
+    align: usize,
+) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
+    // SAFETY: null: no copy; `alloc` is the caller's, as `Arena::alloc_ptr` gives it.
+    match unsafe { slow_body(state, (ptr::null(), size), cursor, align, alloc) } {
+        (Some(block), Some(state)) => (block, state),
+        // SAFETY: the arena's state, which nothing else uses during this call.
+        (None, Some(state)) => alloc_failed(size, align, unsafe { state.as_ref() }.last_error.get()),
+        // No state: `cursor.1` is the settings (see `Arena::high_ptr`).
+        (_, None) => alloc_failed(size, align, settings_error::<MIN_ALIGN, A>(cursor.1)),
+    }
+}
+
+/// [`slow_body_or_panic`] out of line, for an arena whose allocator has a size.
 #[cold]
 #[inline(never)]
 #[track_caller]
 fn arena_slow_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
     state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
     alloc: *const A,
-    settings: Settings,
     cursor: (*mut u8, usize),
     size: usize,
     align: usize,
 ) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
-    // SAFETY: null: no copy.
-    match unsafe { arena_slow(state, alloc, settings, cursor, (ptr::null(), size), align) } {
-        (Some(block), Some(state)) => (block, state),
-        // SAFETY: the arena's state, which nothing else uses during this call.
-        (None, Some(state)) => alloc_failed(size, align, unsafe { state.as_ref() }.last_error.get()),
-        (_, None) => alloc_failed(size, align, no_state_error::<MIN_ALIGN, A>(settings)),
-    }
+    slow_body_or_panic(state, alloc, cursor, size, align)
+}
+
+/// [`slow_body_or_panic`] out of line, for a zero-sized allocator: its address is not
+/// passed.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn arena_slow_or_panic_zst<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    cursor: (*mut u8, usize),
+    size: usize,
+    align: usize,
+) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
+    debug_assert_eq!(size_of::<A>(), 0);
+    // A zero-sized value may be at any aligned address (what `Arena::alloc_ptr` gives).
+    slow_body_or_panic(state, NonNull::<A>::dangling().as_ptr(), cursor, size, align)
 }
 
 /// A new, empty state in a block of its own from `alloc` (`None`: no block, or the
@@ -296,6 +383,14 @@ fn new_state<const MIN_ALIGN: usize, A: BackingAllocator>(
     // SAFETY: a fresh block with the state's size and alignment.
     unsafe { state.as_ptr().write(ArenaState::new(false, settings)) };
     Some(state)
+}
+
+/// [`no_state_error`] for the settings packed in `word` (an arena's `high_ptr` while it
+/// has no state): out of line, so that the inlined slow path stays small.
+#[cold]
+#[inline(never)]
+fn settings_error<const MIN_ALIGN: usize, A: BackingAllocator>(word: usize) -> AllocError {
+    no_state_error::<MIN_ALIGN, A>(Settings::unpack(word))
 }
 
 /// Why `new_state` failed with `settings`: the limit, or the backing allocator.
@@ -451,11 +546,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
             ptr: Cell::new(empty),
             end: Cell::new(empty),
             start: Cell::new(empty),
-            high_ptr: Cell::new(0),
+            high_ptr: Cell::new(Settings::DEFAULT.pack()),
             epoch: Cell::new(0),
             dirty: Cell::new(false),
             state: Cell::new(None),
-            settings: Cell::new(Settings::DEFAULT),
             alloc,
         }
     }
@@ -506,7 +600,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub fn with_max_chunk_size(self, bytes: usize) -> Self {
         match self.state() {
             Some(state) => state.set_max_chunk_size(bytes),
-            None => self.settings.set(self.settings.get().with_max_chunk_size(bytes)),
+            None => self.set_settings(self.settings().with_max_chunk_size(bytes)),
         }
         self
     }
@@ -542,8 +636,11 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let state = match self.state.get() {
             Some(state) => state,
             None => {
-                let state = new_state(self.alloc_ptr(), self.settings.get()).ok_or_else(|| self.no_state_error())?;
+                let state = new_state(self.alloc_ptr(), self.settings()).ok_or_else(|| self.no_state_error())?;
                 self.state.set(Some(state));
+                // The handle takes the new state's fields (`high_ptr` held the settings
+                // so far). SAFETY: the new state, which nothing else uses.
+                self.sync_from(unsafe { state.as_ref() });
                 state
             }
         };
@@ -554,7 +651,19 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// Why `new_state` failed.
     #[cold]
     fn no_state_error(&self) -> AllocError {
-        no_state_error::<MIN_ALIGN, A>(self.settings.get())
+        no_state_error::<MIN_ALIGN, A>(self.settings())
+    }
+
+    /// The settings of an arena without a state, kept in `high_ptr` (see there).
+    fn settings(&self) -> Settings {
+        debug_assert!(self.state.get().is_none());
+        Settings::unpack(self.high_ptr.get())
+    }
+
+    /// Keeps `settings` in `high_ptr` until the arena has a state.
+    fn set_settings(&self, settings: Settings) {
+        debug_assert!(self.state.get().is_none());
+        self.high_ptr.set(settings.pack());
     }
 
     /// `state_or_create` for the infallible methods that need a state.
@@ -584,6 +693,43 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         self.high_ptr.set(state.high_ptr.get());
         self.epoch.set(state.epoch.get());
         self.dirty.set(state.dirty.get());
+    }
+
+    /// `sync_from` as one copy of the bytes from `ptr` to `dirty`, for the allocation
+    /// slow path, which every allocation site inlines: it takes six instructions there
+    /// instead of twelve, and the compiler counts it as one, so a small function of the
+    /// caller's that allocates (a parser's `fn bin(&self, ..)` with two `alloc`s) stays
+    /// small enough to be inlined itself. Not for the other calls into the state: the
+    /// copy's 16-byte loads read fields the call has just stored 8 bytes at a time,
+    /// which the CPU cannot forward from its store buffer; a reset after a thousand
+    /// chunks took 10 ns longer with it.
+    #[inline(always)]
+    fn sync_from_slow_path(&self, state: &ArenaState<MIN_ALIGN, A>) {
+        use core::mem::offset_of;
+        type S<const M: usize, A> = ArenaState<M, A>;
+        // The six mirrored fields lie at the same offsets in both, `dirty` last.
+        const {
+            assert!(offset_of!(Self, ptr) == offset_of!(S<MIN_ALIGN, A>, ptr));
+            assert!(offset_of!(Self, end) == offset_of!(S<MIN_ALIGN, A>, end));
+            assert!(offset_of!(Self, start) == offset_of!(S<MIN_ALIGN, A>, start));
+            assert!(offset_of!(Self, high_ptr) == offset_of!(S<MIN_ALIGN, A>, high_ptr));
+            assert!(offset_of!(Self, epoch) == offset_of!(S<MIN_ALIGN, A>, epoch));
+            assert!(offset_of!(Self, dirty) == offset_of!(S<MIN_ALIGN, A>, dirty));
+            assert!(offset_of!(Self, dirty) + size_of::<bool>() <= offset_of!(Self, state));
+        }
+        // SAFETY: both structs hold the six fields in their first `dirty + 1` bytes (the
+        // assertions above), every byte of which belongs to a `Cell` field, so writing
+        // them through a pointer from `&self` is allowed. The state is a separate block,
+        // so the ranges do not overlap; the bytes are copied as they are (addresses with
+        // their provenance, a valid `bool`).
+        unsafe {
+            ptr::copy_nonoverlapping(
+                ptr::from_ref(state).cast::<u8>(),
+                ptr::from_ref(self).cast::<u8>().cast_mut(),
+                offset_of!(Self, dirty) + size_of::<bool>(),
+            );
+        }
+        debug_assert!(self.ptr.get() == state.ptr.get() && self.dirty.get() == state.dirty.get());
     }
 
     /// Runs `f` on the state with the bump pointers handed over (`None`: no state yet).
@@ -647,10 +793,13 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let state = buf.with_addr(at).cast::<ArenaState<MIN_ALIGN, A>>();
         // SAFETY: `at..at + size` lies in the buffer (`rest` did not underflow), aligned
         // for the state; the caller lends us the buffer for the arena's life.
-        unsafe { state.write(ArenaState::new(true, self.settings.get())) };
+        unsafe { state.write(ArenaState::new(true, self.settings())) };
         // SAFETY: not null: inside a slice.
         let state = unsafe { NonNull::new_unchecked(state) };
         self.state.set(Some(state));
+        // The handle takes the new state's fields (`high_ptr` held the settings so far).
+        // SAFETY: the state just written, which nothing else uses.
+        self.sync_from(unsafe { state.as_ref() });
         // SAFETY: the rest of the buffer, after the state, under the caller's promise.
         self.with_state(|state| unsafe { state.adopt_buffer(buf.with_addr(at + layout.size()), rest) });
     }
@@ -734,6 +883,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// `None` removes the cap. Requests that would pass it fail with
     /// [`AllocErrorKind::LimitReached`](crate::AllocErrorKind::LimitReached) and the arena
     /// keeps working below it. Chunks already held are kept even above a new, lower limit.
+    /// A limit of 2^57 bytes (128 PiB) or more is no limit.
     ///
     /// ```
     /// let arena = bumpdown::Arena::new();
@@ -745,13 +895,16 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     pub fn set_allocation_limit(&self, limit: Option<usize>) {
         match self.state() {
             Some(state) => state.set_allocation_limit(limit),
-            None => self.settings.set(Settings { limit: limit.unwrap_or(usize::MAX), ..self.settings.get() }),
+            None => self.set_settings(Settings { limit: limit.unwrap_or(usize::MAX), ..self.settings() }),
         }
     }
 
     /// The limit set by [`set_allocation_limit`](Arena::set_allocation_limit).
     pub fn allocation_limit(&self) -> Option<usize> {
-        let limit = self.state().map_or(self.settings.get().limit, |state| state.limit.get());
+        let limit = match self.state() {
+            Some(state) => state.limit.get(),
+            None => self.settings().limit,
+        };
         (limit != usize::MAX).then_some(limit)
     }
 

@@ -37,7 +37,9 @@ pub(super) const BIG_DIVISOR: usize = 8;
 /// `start`, `high_ptr`, `epoch`, `dirty`) are the handle's as of the last call into the
 /// state: the `Arena` writes `ptr` and `high_ptr` (and the backing allocator's address)
 /// before every call and copies all six back after it, so that its fast paths (bump,
-/// reset, scope entry and exit) never read the state.
+/// reset, scope entry and exit) never read the state. They lie in the same order at the
+/// same offsets as in the `Arena`, so that the allocation slow path copies them back in
+/// one go (`Arena::sync_from_slow_path`, which checks the offsets).
 #[repr(C, align(64))]
 pub(crate) struct ArenaState<const MIN_ALIGN: usize, A: BackingAllocator> {
     // INVARIANT (the bump pointers; everything the fast path relies on):
@@ -66,9 +68,6 @@ pub(crate) struct ArenaState<const MIN_ALIGN: usize, A: BackingAllocator> {
     /// last fold (0: none). Scope exits and rewinds only raise this mark; the peak is
     /// computed from it when chunks or out-of-band blocks change, or on `stats`.
     pub(crate) high_ptr: Cell<usize>,
-    /// Most bytes in use at once since the arena was made, as of the last fold (see
-    /// `update_peak`).
-    pub(crate) peak_used: Cell<usize>,
     /// Counts the changes a rewind cannot undo by just moving `ptr`: chunk switches,
     /// out-of-band chunks taken or freed, checkpoints taken, chunk lists rewound. A
     /// checkpoint whose `epoch` still matches is restored by setting `ptr` alone.
@@ -76,12 +75,15 @@ pub(crate) struct ArenaState<const MIN_ALIGN: usize, A: BackingAllocator> {
     /// event cannot wrap), and each out-of-band chunk and checkpoint takes the value it
     /// moved to as its serial, so a saved epoch tells which came after it.
     pub(crate) epoch: Cell<u64>,
-    /// The current chunk (see the chunk lists below).
-    pub(crate) current: Cell<Option<Chunk>>,
     /// Whether `epoch` moved since the last `reset_with_limit`. While it is `false` the
     /// arena has used only its current chunk since then, holds nothing out of band, and
     /// has handed out no checkpoint, so `reset` only has to move `ptr` (its fast path).
     pub(crate) dirty: Cell<bool>,
+    /// Most bytes in use at once since the arena was made, as of the last fold (see
+    /// `update_peak`).
+    pub(crate) peak_used: Cell<usize>,
+    /// The current chunk (see the chunk lists below).
+    pub(crate) current: Cell<Option<Chunk>>,
 
     // Second cache line: bookkeeping of the slow paths (scope entries and exits read only
     // the first).
@@ -756,7 +758,7 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaState<MIN_ALIGN, A> {
 
     /// See [`Arena::set_allocation_limit`](super::Arena::set_allocation_limit); called with the bump pointer handed over.
     pub(crate) fn set_allocation_limit(&self, limit: Option<usize>) {
-        self.limit.set(limit.unwrap_or(usize::MAX));
+        self.limit.set(limit.filter(|&limit| limit < NO_LIMIT_FROM).unwrap_or(usize::MAX));
     }
 
     /// See [`Arena::allocated_bytes`](super::Arena::allocated_bytes); called with the bump pointer handed over.
@@ -995,8 +997,27 @@ pub(crate) struct Settings {
     pub(crate) max_class: usize,
 }
 
+/// Limits at or above this are no limit: [`Settings::pack`] keeps 57 bits of one.
+/// (2^57 bytes is 128 PiB, more than any address space holds.)
+pub(crate) const NO_LIMIT_FROM: usize = (1 << 57) - 1;
+
 impl Settings {
     pub(crate) const DEFAULT: Settings = Settings { limit: usize::MAX, max_class: DEFAULT_MAX_CHUNK_CLASS };
+
+    /// One word for the settings, which an `Arena` without a state keeps in its
+    /// `high_ptr`: the top bit set (so the word is above every address), the chunk cap's
+    /// log2 in the next six bits, the limit in the low 57 ([`NO_LIMIT_FROM`] and above:
+    /// no limit).
+    pub(crate) const fn pack(self) -> usize {
+        let limit = if self.limit < NO_LIMIT_FROM { self.limit } else { NO_LIMIT_FROM };
+        1 << 63 | (self.max_class.trailing_zeros() as usize) << 57 | limit
+    }
+
+    /// The settings that [`pack`](Settings::pack) made `word` from.
+    pub(crate) const fn unpack(word: usize) -> Settings {
+        let limit = word & NO_LIMIT_FROM;
+        Settings { limit: if limit == NO_LIMIT_FROM { usize::MAX } else { limit }, max_class: 1 << (word >> 57 & 63) }
+    }
 
     /// These settings with the cap on regular chunk sizes set to `bytes`, rounded up to
     /// a power of two of at least the first chunk's size.
