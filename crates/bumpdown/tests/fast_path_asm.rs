@@ -78,6 +78,38 @@ fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
     insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
 }
 
+/// Every instruction of `symbol`, slow path included, up to the padding after it.
+fn whole_function(asm: &str, symbol: &str) -> Vec<String> {
+    let header = format!("<{symbol}>:");
+    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
+    asm[start..]
+        .lines()
+        .skip(1)
+        .map_while(|line| line.split_once(":\t").map(|(_, insn)| insn.trim().to_string()))
+        .filter(|insn| {
+            insn != "int3" && !insn.starts_with("nop") && !insn.starts_with("data16") && !insn.starts_with("xchg")
+        })
+        .collect()
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "runs cargo and objdump")]
+fn the_slow_path_costs_its_callers_little() {
+    // Every allocation site inlines the call to the slow path and what follows it; the
+    // compiler weighs that code when it decides whether to inline the caller's own
+    // functions (a parser's `fn bin(&self, ..)` with two `alloc`s in it). With the
+    // arena's address kept out of the call, the call takes the bump pointer, the high
+    // mark (which holds the settings until the arena has its bookkeeping block) and the
+    // state by value; on `Global` all its arguments travel in registers, and the six
+    // mirrored fields come back in one copy. The whole probe, fast path and slow path,
+    // was 44 instructions with the settings and the allocator's address passed too and
+    // the fields copied one by one; it is 34.
+    let Some(asm) = disassembly() else { return };
+    let body = whole_function(&asm, "bumpdown_probe_alloc_u64");
+    eprintln!("bumpdown_probe_alloc_u64, whole:\n    {}", body.join("\n    "));
+    assert!(body.len() <= 36, "Arena::alloc::<u64> with its slow path: {} instructions", body.len());
+}
+
 fn is_conditional_branch(insn: &str) -> bool {
     insn.starts_with('j') && !insn.starts_with("jmp")
 }
