@@ -225,32 +225,36 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     }
 }
 
+/// An arena's state, if it has one (the `Arena::state` field's value).
+type StatePtr<const MIN_ALIGN: usize, A> = Option<NonNull<ArenaState<MIN_ALIGN, A>>>;
+
 /// The slow path of an [`Arena`] (and of a scope, through it): makes the arena's state
 /// if it has none yet (with the settings that `high_ptr` holds then), hands it the bump
 /// pointer, and asks it for the block, into which it copies the `size` bytes at `src`
 /// unless `src` is null. Returns the block (`None`: the error is in the state's
 /// `last_error`) and the state (`None`: its own block could not be allocated).
 ///
-/// The handle calls it out of line through [`arena_slow_zst`] (a zero-sized allocator,
-/// such as `Global`: six arguments) or [`arena_slow`] (seven). Every allocation site
-/// inlines that call and the copy of the state's fields after it, so their size
-/// decides whether the compiler inlines the caller's own small functions (a parser's
-/// `fn bin(&self, ..)` with two `alloc`s in it, say). With six arguments they all
-/// travel in registers, and the fast path needs no stack frame. The copy's source and
-/// length come second and third, where `memcpy` takes them, so that a fast path that
-/// ends in `memcpy` moves no register for the slow path's sake.
+/// The handle calls it directly (seven arguments) or, on a zero-sized allocator such as
+/// `Global`, through [`arena_slow_zst`] (six). Every allocation site inlines that call
+/// and the copy of the state's fields after it, so their size decides whether the
+/// compiler inlines the caller's own small functions (a parser's `fn bin(&self, ..)`
+/// with two `alloc`s in it, say). With six arguments they all travel in registers, and
+/// the fast path needs no stack frame. The copy's source and length come second and
+/// third, where `memcpy` takes them, so that a fast path that ends in `memcpy` moves no
+/// register for the slow path's sake.
 ///
 /// # Safety
 /// `src` is null, or readable for `size` bytes and apart from the arena's free memory;
 /// `alloc` is as `Arena::alloc_ptr` gives it.
-#[inline(always)]
-unsafe fn slow_body<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+#[cold]
+#[inline(never)]
+unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: StatePtr<MIN_ALIGN, A>,
     (src, size): (*const u8, usize),
     (ptr, high_ptr): (*mut u8, usize),
     align: usize,
     alloc: *const A,
-) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
+) -> (Option<NonNull<u8>>, StatePtr<MIN_ALIGN, A>) {
     let state = match state {
         Some(state) => {
             // SAFETY: the arena's state, which nothing else uses during this call.
@@ -280,54 +284,39 @@ unsafe fn slow_body<const MIN_ALIGN: usize, A: BackingAllocator>(
     (block, Some(state))
 }
 
-/// [`slow_body`] out of line, for an arena whose allocator has a size.
+/// [`arena_slow`] for a zero-sized allocator: its address is not passed (one call more
+/// on the slow path, one argument fewer at every allocation site).
 ///
 /// # Safety
-/// As for [`slow_body`].
-#[cold]
-#[inline(never)]
-unsafe fn arena_slow<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
-    copy: (*const u8, usize),
-    cursor: (*mut u8, usize),
-    align: usize,
-    alloc: *const A,
-) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
-    // SAFETY: forwarded.
-    unsafe { slow_body(state, copy, cursor, align, alloc) }
-}
-
-/// [`slow_body`] out of line, for a zero-sized allocator: its address is not passed.
-///
-/// # Safety
-/// As for [`slow_body`]; `A` is zero-sized.
+/// As for [`arena_slow`]; `A` is zero-sized.
 #[cold]
 #[inline(never)]
 unsafe fn arena_slow_zst<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    state: StatePtr<MIN_ALIGN, A>,
     copy: (*const u8, usize),
     cursor: (*mut u8, usize),
     align: usize,
-) -> (Option<NonNull<u8>>, Option<NonNull<ArenaState<MIN_ALIGN, A>>>) {
+) -> (Option<NonNull<u8>>, StatePtr<MIN_ALIGN, A>) {
     debug_assert_eq!(size_of::<A>(), 0);
     // SAFETY: forwarded; a zero-sized value may be at any aligned address (what
     // `Arena::alloc_ptr` gives for one).
-    unsafe { slow_body(state, copy, cursor, align, NonNull::<A>::dangling().as_ptr()) }
+    unsafe { arena_slow(state, copy, cursor, align, NonNull::<A>::dangling().as_ptr()) }
 }
 
-/// [`slow_body`] for the panicking methods: panics (naming the caller's line) where that
+/// [`arena_slow`] for the panicking methods: panics (naming the caller's line) where that
 /// returns no block.
-#[inline(always)]
+#[cold]
+#[inline(never)]
 #[track_caller]
-fn slow_body_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+fn arena_slow_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
+    state: StatePtr<MIN_ALIGN, A>,
     alloc: *const A,
     cursor: (*mut u8, usize),
     size: usize,
     align: usize,
 ) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
     // SAFETY: null: no copy; `alloc` is the caller's, as `Arena::alloc_ptr` gives it.
-    match unsafe { slow_body(state, (ptr::null(), size), cursor, align, alloc) } {
+    match unsafe { arena_slow(state, (ptr::null(), size), cursor, align, alloc) } {
         (Some(block), Some(state)) => (block, state),
         // SAFETY: the arena's state, which nothing else uses during this call.
         (None, Some(state)) => alloc_failed(size, align, unsafe { state.as_ref() }.last_error.get()),
@@ -336,34 +325,19 @@ fn slow_body_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
     }
 }
 
-/// [`slow_body_or_panic`] out of line, for an arena whose allocator has a size.
-#[cold]
-#[inline(never)]
-#[track_caller]
-fn arena_slow_or_panic<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
-    alloc: *const A,
-    cursor: (*mut u8, usize),
-    size: usize,
-    align: usize,
-) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
-    slow_body_or_panic(state, alloc, cursor, size, align)
-}
-
-/// [`slow_body_or_panic`] out of line, for a zero-sized allocator: its address is not
-/// passed.
+/// [`arena_slow_or_panic`] for a zero-sized allocator: its address is not passed.
 #[cold]
 #[inline(never)]
 #[track_caller]
 fn arena_slow_or_panic_zst<const MIN_ALIGN: usize, A: BackingAllocator>(
-    state: Option<NonNull<ArenaState<MIN_ALIGN, A>>>,
+    state: StatePtr<MIN_ALIGN, A>,
     cursor: (*mut u8, usize),
     size: usize,
     align: usize,
 ) -> (NonNull<u8>, NonNull<ArenaState<MIN_ALIGN, A>>) {
     debug_assert_eq!(size_of::<A>(), 0);
     // A zero-sized value may be at any aligned address (what `Arena::alloc_ptr` gives).
-    slow_body_or_panic(state, NonNull::<A>::dangling().as_ptr(), cursor, size, align)
+    arena_slow_or_panic(state, NonNull::<A>::dangling().as_ptr(), cursor, size, align)
 }
 
 /// A new, empty state in a block of its own from `alloc` (`None`: no block, or the
