@@ -945,10 +945,14 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         );
         assert!(end % CHUNK_ALIGN == 0 && ptr % MIN_ALIGN == 0, "misaligned end {end:#x} or ptr {ptr:#x}");
         match self.state() {
-            None => assert!(
-                ptr == empty_chunk().addr() && start == ptr && end == ptr,
-                "an arena without state not at the sentinel"
-            ),
+            None => {
+                assert!(
+                    ptr == empty_chunk().addr() && start == ptr && end == ptr,
+                    "an arena without state not at the sentinel"
+                );
+                // Its settings, packed with the top bit set (see the field).
+                assert!(self.high_ptr.get() >> 63 == 1, "an arena without state lost its settings");
+            }
             Some(state) => {
                 assert!(
                     state.end.get() == self.end.get() && state.start.get() == self.start.get(),
