@@ -29,7 +29,7 @@ mod state;
 
 pub use chunks::{AllocatedChunks, AllocatedChunksRaw};
 pub(crate) use state::empty_chunk;
-use state::{ArenaState, Settings};
+use state::{ArenaState, Settings, NO_LIMIT_FROM};
 
 /// A growable bump arena that allocates upwards.
 ///
@@ -610,22 +610,18 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
         let state = match self.state.get() {
             Some(state) => state,
             None => {
-                let state = new_state(self.alloc_ptr(), self.settings()).ok_or_else(|| self.no_state_error())?;
+                let state = new_state(self.alloc_ptr(), self.settings())
+                    .ok_or_else(|| settings_error::<MIN_ALIGN, A>(self.high_ptr.get()))?;
                 self.state.set(Some(state));
                 // The handle takes the new state's fields (`high_ptr` held the settings
-                // so far). SAFETY: the new state, which nothing else uses.
+                // so far).
+                // SAFETY: the new state, which nothing else uses.
                 self.sync_from(unsafe { state.as_ref() });
                 state
             }
         };
         // SAFETY: the arena's own state (the invariant), which lives as long as the arena.
         Ok(unsafe { state.as_ref() })
-    }
-
-    /// Why `new_state` failed.
-    #[cold]
-    fn no_state_error(&self) -> AllocError {
-        no_state_error::<MIN_ALIGN, A>(self.settings())
     }
 
     /// The settings of an arena without a state, kept in `high_ptr` (see there).
@@ -867,9 +863,10 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
     /// assert!(arena.allocated_bytes_including_metadata() <= 4096);
     /// ```
     pub fn set_allocation_limit(&self, limit: Option<usize>) {
+        let limit = limit.filter(|&limit| limit < NO_LIMIT_FROM).unwrap_or(usize::MAX);
         match self.state() {
-            Some(state) => state.set_allocation_limit(limit),
-            None => self.set_settings(Settings { limit: limit.unwrap_or(usize::MAX), ..self.settings() }),
+            Some(state) => state.limit.set(limit),
+            None => self.set_settings(Settings { limit, ..self.settings() }),
         }
     }
 

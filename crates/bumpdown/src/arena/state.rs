@@ -756,11 +756,6 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> ArenaState<MIN_ALIGN, A> {
 
     // ----- Limits and statistics ----------------------------------------------------
 
-    /// See [`Arena::set_allocation_limit`](super::Arena::set_allocation_limit); called with the bump pointer handed over.
-    pub(crate) fn set_allocation_limit(&self, limit: Option<usize>) {
-        self.limit.set(limit.filter(|&limit| limit < NO_LIMIT_FROM).unwrap_or(usize::MAX));
-    }
-
     /// See [`Arena::allocated_bytes`](super::Arena::allocated_bytes); called with the bump pointer handed over.
     pub(crate) fn allocated_bytes(&self) -> usize {
         let mut total = 0;
