@@ -947,8 +947,8 @@ impl<const MIN_ALIGN: usize, A: BackingAllocator> Arena<MIN_ALIGN, A> {
                     ptr == empty_chunk().addr() && start == ptr && end == ptr,
                     "an arena without state not at the sentinel"
                 );
-                // Its settings, packed with the top bit set (see the field).
-                assert!(self.high_ptr.get() >> 63 == 1, "an arena without state lost its settings");
+                // Its settings, packed (see the field).
+                assert!(Settings::is_packed(self.high_ptr.get()), "an arena without state lost its settings");
             }
             Some(state) => {
                 assert!(

@@ -999,13 +999,21 @@ pub(crate) const NO_LIMIT_FROM: usize = (1 << 57) - 1;
 impl Settings {
     pub(crate) const DEFAULT: Settings = Settings { limit: usize::MAX, max_class: DEFAULT_MAX_CHUNK_CLASS };
 
+    /// The bit every packed word has set (the top one), so that it is above every address.
+    const PACKED: usize = 1 << 63;
+
+    /// Whether `word` is one that [`pack`](Settings::pack) made.
+    pub(crate) const fn is_packed(word: usize) -> bool {
+        word & Self::PACKED != 0
+    }
+
     /// One word for the settings, which an `Arena` without a state keeps in its
     /// `high_ptr`: the top bit set (so the word is above every address), the chunk cap's
     /// log2 in the next six bits, the limit in the low 57 ([`NO_LIMIT_FROM`] and above:
     /// no limit).
     pub(crate) const fn pack(self) -> usize {
         let limit = if self.limit < NO_LIMIT_FROM { self.limit } else { NO_LIMIT_FROM };
-        1 << 63 | (self.max_class.trailing_zeros() as usize) << 57 | limit
+        Self::PACKED | (self.max_class.trailing_zeros() as usize) << 57 | limit
     }
 
     /// The settings that [`pack`](Settings::pack) made `word` from.
