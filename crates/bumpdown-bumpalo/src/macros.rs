@@ -13,14 +13,8 @@
 /// ```
 #[macro_export]
 macro_rules! vec {
-    (in $bump:expr $(;)?) => {
-        $crate::collections::Vec::new_in($bump)
-    };
-    (in $bump:expr; $elem:expr; $n:expr) => {
-        $crate::collections::Vec::from_elem_in($elem, $n, $bump)
-    };
-    (in $bump:expr; $($x:expr),+ $(,)?) => {
-        $crate::collections::Vec::from_array_in([$($x),+], $bump)
+    ($($args:tt)*) => {
+        $crate::__bumpdown::__vec_in!(($crate::collections::Vec) $($args)*)
     };
 }
 
@@ -38,10 +32,7 @@ macro_rules! vec {
 /// ```
 #[macro_export]
 macro_rules! format {
-    (in $bump:expr, $($arg:tt)*) => {{
-        let mut s = $crate::collections::String::new_in($bump);
-        ::core::fmt::Write::write_fmt(&mut s, ::core::format_args!($($arg)*))
-            .expect("a formatting trait implementation returned an error");
-        s
-    }};
+    ($($args:tt)*) => {
+        $crate::__bumpdown::__format_in!(($crate::collections::String) $($args)*)
+    };
 }

@@ -13,14 +13,8 @@
 /// ```
 #[macro_export]
 macro_rules! vec {
-    (in $arena:expr $(;)?) => {
-        $crate::collections::Vec::new_in($arena)
-    };
-    (in $arena:expr; $elem:expr; $n:expr) => {
-        $crate::collections::Vec::from_elem_in($elem, $n, $arena)
-    };
-    (in $arena:expr; $($x:expr),+ $(,)?) => {
-        $crate::collections::Vec::from_array_in([$($x),+], $arena)
+    ($($args:tt)*) => {
+        $crate::__vec_in!(($crate::collections::Vec) $($args)*)
     };
 }
 
@@ -38,8 +32,34 @@ macro_rules! vec {
 /// ```
 #[macro_export]
 macro_rules! format {
-    (in $arena:expr, $($arg:tt)*) => {{
-        let mut s = $crate::collections::String::new_in($arena);
+    ($($args:tt)*) => {
+        $crate::__format_in!(($crate::collections::String) $($args)*)
+    };
+}
+
+/// The body of `vec!`, here and in the bumpalo facade: `vec` is the `Vec` type to build
+/// (each crate has its own, with the same constructors).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __vec_in {
+    (($($vec:tt)*) in $arena:expr $(;)?) => {
+        $($vec)*::new_in($arena)
+    };
+    (($($vec:tt)*) in $arena:expr; $elem:expr; $n:expr) => {
+        $($vec)*::from_elem_in($elem, $n, $arena)
+    };
+    (($($vec:tt)*) in $arena:expr; $($x:expr),+ $(,)?) => {
+        $($vec)*::from_array_in([$($x),+], $arena)
+    };
+}
+
+/// The body of `format!`, here and in the bumpalo facade: `string` is the `String`
+/// type to write into.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __format_in {
+    (($($string:tt)*) in $arena:expr, $($arg:tt)*) => {{
+        let mut s = $($string)*::new_in($arena);
         ::core::fmt::Write::write_fmt(&mut s, ::core::format_args!($($arg)*))
             .expect("a formatting trait implementation returned an error");
         s
