@@ -188,17 +188,18 @@ impl<W: Work> Batch for Steps<W> {
     }
 }
 
-/// One timed sample of `iters` steps of `work` (`ops` operations), with the loop
-/// inlined where the handle is. The clock runs inside the batch, so a scope
-/// column's entry and exit stay out of the allocation rows.
-struct TimedSteps<'c, W> {
+/// One timed sample of `iters` steps of `work` (`ops` operations): with the loop
+/// inlined where the handle is, or with `BEHIND_REF` in [`batch_behind_ref`], which
+/// gets only `&handle`. The clock runs inside the batch, so a scope column's entry and
+/// exit stay out of the allocation rows.
+struct Timed<'c, W, const BEHIND_REF: bool> {
     work: W,
     iters: usize,
     ops: usize,
     clock: &'c Clock,
 }
 
-impl<W: Work> Batch for TimedSteps<'_, W> {
+impl<W: Work, const BEHIND_REF: bool> Batch for Timed<'_, W, BEHIND_REF> {
     type Output = Sample;
     #[inline(always)]
     fn run<H: Handle>(self, handle: &H) -> Sample {
@@ -206,32 +207,13 @@ impl<W: Work> Batch for TimedSteps<'_, W> {
         place_first_block(handle);
         let heap = heap::Snapshot::now();
         let start = self.clock.start();
-        for _ in 0..self.iters {
-            work.step(handle);
+        if BEHIND_REF {
+            batch_behind_ref(handle, work, self.iters);
+        } else {
+            for _ in 0..self.iters {
+                work.step(handle);
+            }
         }
-        let ns_per_op = self.clock.per_op(start, self.ops);
-        Sample { ns_per_op, heap_calls: heap.calls_since() }
-    }
-}
-
-/// One timed sample of `iters` steps of `work` (`ops` operations) in
-/// [`batch_behind_ref`], which gets only `&handle`.
-struct TimedBehindRef<'c, W> {
-    work: W,
-    iters: usize,
-    ops: usize,
-    clock: &'c Clock,
-}
-
-impl<W: Work> Batch for TimedBehindRef<'_, W> {
-    type Output = Sample;
-    #[inline(always)]
-    fn run<H: Handle>(self, handle: &H) -> Sample {
-        let work = black_box(self.work);
-        place_first_block(handle);
-        let heap = heap::Snapshot::now();
-        let start = self.clock.start();
-        batch_behind_ref(handle, work, self.iters);
         let ns_per_op = self.clock.per_op(start, self.ops);
         Sample { ns_per_op, heap_calls: heap.calls_since() }
     }
@@ -271,7 +253,7 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
             let mut arena = Box::new(prepared::<C, W>(work, iters));
             Box::new(move |clock| {
                 arena.reset();
-                arena.with_handle(TimedBehindRef { work, iters, ops, clock })
+                arena.with_handle(Timed::<W, true> { work, iters, ops, clock })
             })
         }
     }
@@ -287,7 +269,7 @@ pub fn sampler<C: Column, W: Work>(form: Form, work: W, iters: usize) -> Sampler
 fn local_batch<C: Column, W: Work>(slot: &mut Option<C>, work: W, iters: usize, ops: usize, clock: &Clock) -> Sample {
     let mut arena: C = slot.take().expect("arena is returned after each sample");
     arena.reset();
-    let sample = arena.with_handle(TimedSteps { work, iters, ops, clock });
+    let sample = arena.with_handle(Timed::<W, false> { work, iters, ops, clock });
     *slot = Some(arena);
     sample
 }
