@@ -79,10 +79,10 @@ mod error;
 #[cfg(feature = "collections")]
 mod macros;
 
+pub use crate::bump::Bump;
+pub use crate::chunks::{ChunkIter, ChunkRawIter};
+pub use crate::error::{AllocErr, AllocOrInitError};
 /// For `vec!` and `format!`, whose bodies are the core's (`__vec_in!`, `__format_in!`).
 #[cfg(feature = "collections")]
 #[doc(hidden)]
 pub use bumpdown as __bumpdown;
-pub use crate::bump::Bump;
-pub use crate::chunks::{ChunkIter, ChunkRawIter};
-pub use crate::error::{AllocErr, AllocOrInitError};
