@@ -1,5 +1,5 @@
 //! What a report run will measure: the sections its options select, each with the
-//! time it is expected to take (`progress::Section::expected_secs`, scaled by the share
+//! time it is expected to take (`progress::Phase::expected_secs`, scaled by the share
 //! of its rows and processes selected). The progress line's estimate and `--help`'s
 //! durations start from here.
 

@@ -3,20 +3,17 @@
 //! their progress here.)
 //!
 //! Every section has an expected duration ([`Phase::expected_secs`]), measured on the
-//! two-core VM the README's figures come from and kept here. The line shows the time
-//! elapsed and an estimate of the time left for the whole run: the expected time of the
-//! work not yet done, scaled by how the run has kept to its expectations so far (a busy
-//! machine makes every section slower alike). Within a step (a child process, a
-//! contender, an external script) the estimate counts down with the clock up to 90% of
-//! the step's expected time, so a step that runs long makes the estimate wait instead of
-//! grow.
+//! two-core VM the README's figures come from and kept here. The bar counts in those
+//! expected seconds: each section and step moves it to the expected time of the work
+//! done so far, and indicatif's own estimate of the rate gives the time left (a busy
+//! machine makes every section slower alike, and the estimate follows).
 //!
 //! On a terminal the line is redrawn twice a second, also while a child process or an
 //! external program runs. In a log (stderr not a terminal) each section writes one line,
 //! so a CI log gets a dozen lines for the whole run.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
@@ -115,11 +112,24 @@ pub fn clock(secs: f64) -> String {
 /// The progress of the whole run. Sections call [`Run::section`] when they start and
 /// [`Run::step`] before each step; the line and the log are drawn from that.
 pub struct Run {
-    state: Arc<Mutex<Estimate>>,
-    started: Instant,
+    plan: Vec<Planned>,
+    /// Where the run is: the section under way and its steps.
+    at: Mutex<At>,
+    /// Counts expected milliseconds: its length is the plan's, its position the
+    /// expected time of the work done.
     bar: ProgressBar,
     /// Writes nothing at all, not even to a log (a run made for tests).
     quiet: bool,
+}
+
+/// The section under way (the last planned one started, an index in the plan; and the
+/// name of the one started last) and its steps.
+#[derive(Clone, Copy, Debug, Default)]
+struct At {
+    section: Option<usize>,
+    name: &'static str,
+    steps: usize,
+    steps_started: usize,
 }
 
 impl Run {
@@ -135,64 +145,65 @@ impl Run {
     }
 
     fn with_target(plan: Vec<Planned>, target: ProgressDrawTarget, quiet: bool) -> Self {
-        let started = Instant::now();
-        let state = Arc::new(Mutex::new(Estimate::new(plan)));
-        let bar = ProgressBar::with_draw_target(None, target);
-        let (gauge, times) = (Arc::clone(&state), Arc::clone(&state));
-        let style = ProgressStyle::with_template("{gauge} {times}  {wide_msg}")
-            .expect("the template is valid")
-            .with_key("gauge", move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let now = started.elapsed().as_secs_f64();
-                let fraction = lock(&gauge).at(now).fraction;
-                let filled = (fraction * 20.0).round() as usize;
-                let _ = write!(w, "[{}{}] {:>3.0}%", "#".repeat(filled), "-".repeat(20 - filled), fraction * 100.0);
-            })
-            .with_key("times", move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
-                let now = started.elapsed().as_secs_f64();
-                let _ = w.write_str(&times_text(now, lock(&times).at(now).left));
-            });
-        bar.set_style(style);
+        let bar = ProgressBar::with_draw_target(Some(millis(total_secs(&plan))), target);
+        let template = "[{bar:20}] {percent:>3}% {times}  {wide_msg}";
+        let style = ProgressStyle::with_template(template).expect("the template is valid").progress_chars("#>-");
+        bar.set_style(style.with_key("times", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&times_text(state.elapsed(), state.pos(), state.len(), state.eta()));
+        }));
         if !bar.is_hidden() {
             bar.enable_steady_tick(Duration::from_millis(500));
         }
-        Run { state, started, bar, quiet }
+        Run { plan, at: Mutex::new(At::default()), bar, quiet }
     }
 
-    fn now(&self) -> f64 {
-        self.started.elapsed().as_secs_f64()
+    fn at(&self) -> std::sync::MutexGuard<'_, At> {
+        // A panic while holding the lock leaves only counters behind: keep using them.
+        self.at.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn estimate(&self) -> MutexGuard<'_, Estimate> {
-        lock(&self.state)
+    /// Expected seconds of the sections before `index` and of `steps_done` steps of it.
+    fn expected_done(&self, index: usize, steps_done: usize, steps: usize) -> f64 {
+        let before = total_secs(&self.plan[..index]);
+        before + self.plan[index].secs * steps_done as f64 / steps.max(1) as f64
     }
 
     /// Starts `section`, made of `steps` steps of about equal length (the previous
     /// section, if any, is over). In a log, writes one line.
     pub fn section(&self, section: Phase, steps: usize) {
-        let now = self.now();
-        let at = {
-            let mut estimate = self.estimate();
-            estimate.begin_section(section, steps, now);
-            estimate.at(now)
+        let index = {
+            let mut at = self.at();
+            let from = at.section.map_or(0, |i| i + 1);
+            // A section not in the plan shows under its name and moves nothing.
+            let index = self.plan[from..].iter().position(|p| p.section == section).map(|offset| from + offset);
+            *at = At { section: index.or(at.section), name: section.name(), steps: steps.max(1), steps_started: 0 };
+            index
         };
+        if let Some(index) = index {
+            self.bar.set_position(millis(self.expected_done(index, 0, 1)));
+        }
         self.bar.set_message(section.name());
         if self.bar.is_hidden() && !self.quiet {
-            eprintln!("[{}] {}", times_text(now, at.left), section.name());
+            eprintln!("[{}] {}", self.times_text(), section.name());
         }
     }
 
     /// Starts the next step of the current section (the one before it is done).
     pub fn step(&self, what: &str) {
-        let now = self.now();
-        let message = {
-            let mut estimate = self.estimate();
-            estimate.begin_step(now);
-            match estimate.current_step() {
-                (section, _, 1) => format!("{}: {what}", section.name()),
-                (section, done, steps) => format!("{}: {done}/{steps} {what}", section.name()),
-            }
+        let at = {
+            let mut at = self.at();
+            at.steps_started += 1;
+            *at
         };
-        self.bar.set_message(message);
+        let done = at.steps_started.saturating_sub(1).min(at.steps);
+        if let Some(index) = at.section.filter(|&i| self.plan[i].section.name() == at.name) {
+            self.bar.set_position(millis(self.expected_done(index, done, at.steps)));
+        }
+        let name = at.name;
+        self.bar.set_message(match at.steps {
+            1 => format!("{name}: {what}"),
+            steps => format!("{name}: {}/{steps} {what}", done + 1),
+        });
     }
 
     /// Prints `text` above the line (or in the log).
@@ -213,148 +224,29 @@ impl Run {
     /// Ends the run: clears the line and says how long it took against the estimate
     /// made at its start.
     pub fn finish(&self) {
-        let now = self.now();
-        let expected = {
-            let mut estimate = self.estimate();
-            estimate.finish(now);
-            total_secs(&estimate.plan)
-        };
+        self.bar.set_position(millis(total_secs(&self.plan)));
         self.bar.finish_and_clear();
         if !self.quiet {
-            eprintln!("measured in {} (expected: about {} on an idle two-core VM)", clock(now), clock(expected));
-        }
-    }
-}
-
-/// "1:23 elapsed, about 2:05 left"
-fn times_text(now: f64, left: f64) -> String {
-    format!("{} elapsed, about {} left", clock(now), clock(left))
-}
-
-fn lock(state: &Mutex<Estimate>) -> MutexGuard<'_, Estimate> {
-    // A panic while holding the lock leaves only numbers behind: keep using them.
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// What the line shows at one moment.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Snapshot {
-    /// Share of the expected work done, 0 to 1.
-    pub fraction: f64,
-    /// Seconds left for the whole run, estimated.
-    pub left: f64,
-}
-
-/// The arithmetic of the estimate, apart from clocks and drawing: every time is seconds
-/// since the run started.
-#[derive(Debug)]
-pub struct Estimate {
-    plan: Vec<Planned>,
-    /// Index in `plan` of the section under way (`None` before the first).
-    current: Option<usize>,
-    steps: usize,
-    steps_started: usize,
-    section_start: f64,
-    step_start: f64,
-    /// Wall time and expected time of the sections that are over.
-    actual_done: f64,
-    expected_done: f64,
-    finished: bool,
-}
-
-/// Most of a step's expected time that the clock alone may count as done.
-const STEP_CAP: f64 = 0.9;
-
-/// Seconds of work the pace starts with, done on schedule.
-const PRIOR_SECS: f64 = 30.0;
-
-impl Estimate {
-    /// An estimate for `plan`, nothing started.
-    pub fn new(plan: Vec<Planned>) -> Self {
-        Estimate {
-            plan,
-            current: None,
-            steps: 1,
-            steps_started: 0,
-            section_start: 0.0,
-            step_start: 0.0,
-            actual_done: 0.0,
-            expected_done: 0.0,
-            finished: false,
+            let (took, expected) = (self.bar.elapsed().as_secs_f64(), total_secs(&self.plan));
+            eprintln!("measured in {} (expected: about {} on an idle two-core VM)", clock(took), clock(expected));
         }
     }
 
-    fn close_section(&mut self, now: f64) {
-        if let Some(index) = self.current {
-            self.actual_done += now - self.section_start;
-            self.expected_done += self.plan[index].secs;
-        }
+    fn times_text(&self) -> String {
+        times_text(self.bar.elapsed(), self.bar.position(), self.bar.length(), self.bar.eta())
     }
+}
 
-    /// `section` starts at `now` with `steps` steps.
-    pub fn begin_section(&mut self, section: Phase, steps: usize, now: f64) {
-        self.close_section(now);
-        let from = self.current.map_or(0, |i| i + 1);
-        let index = match self.plan[from..].iter().position(|p| p.section == section) {
-            Some(offset) => from + offset,
-            None => {
-                // Not in the plan: it still shows, expected to take no time.
-                debug_assert!(false, "section {section:?} was not planned");
-                self.plan.insert(from, Planned { section, secs: 0.0 });
-                from
-            }
-        };
-        self.current = Some(index);
-        self.steps = steps.max(1);
-        self.steps_started = 0;
-        self.section_start = now;
-        self.step_start = now;
-    }
+/// "1:23 elapsed, about 2:05 left": indicatif's estimate `eta` once the bar has moved
+/// (`position` of `length` expected milliseconds), the plan's own before.
+fn times_text(elapsed: Duration, position: u64, length: Option<u64>, eta: Duration) -> String {
+    let left = if position == 0 { length.unwrap_or(0) as f64 / 1e3 } else { eta.as_secs_f64() };
+    format!("{} elapsed, about {} left", clock(elapsed.as_secs_f64()), clock(left))
+}
 
-    /// The next step of the current section starts at `now`.
-    pub fn begin_step(&mut self, now: f64) {
-        self.steps_started += 1;
-        if self.steps_started > 1 {
-            self.step_start = now;
-        }
-    }
-
-    /// The current section, the number of its step under way (1-based) and its steps.
-    fn current_step(&self) -> (Phase, usize, usize) {
-        let section = self.current.map_or(Phase::Speed, |i| self.plan[i].section);
-        (section, self.steps_started.clamp(1, self.steps), self.steps)
-    }
-
-    /// The run is over at `now`.
-    pub fn finish(&mut self, now: f64) {
-        self.close_section(now);
-        self.current = None;
-        self.finished = true;
-    }
-
-    /// How far the run is at `now`, and how long it has left.
-    pub fn at(&self, now: f64) -> Snapshot {
-        let total = total_secs(&self.plan);
-        if self.finished || total <= 0.0 {
-            return Snapshot { fraction: 1.0, left: 0.0 };
-        }
-        let Some(index) = self.current else {
-            return Snapshot { fraction: 0.0, left: total };
-        };
-        let expected = self.plan[index].secs;
-        let per_step = expected / self.steps as f64;
-        let steps_done = self.steps_started.saturating_sub(1).min(self.steps);
-        // Actual against expected time of everything done so far, the finished steps of
-        // this section included, starting from PRIOR_SECS on schedule: one short step
-        // that ran fast or slow moves the estimate a little, a minute of them fully.
-        let actual = self.actual_done + (self.step_start - self.section_start);
-        let planned = self.expected_done + per_step * steps_done as f64;
-        let pace = ((actual + PRIOR_SECS) / (planned + PRIOR_SECS)).clamp(0.25, 4.0);
-        let in_step = if per_step > 0.0 { ((now - self.step_start) / (per_step * pace)).min(STEP_CAP) } else { 0.0 };
-        let later: f64 = self.plan[index + 1..].iter().map(|p| p.secs).sum();
-        let remaining = later + per_step * (self.steps - steps_done) as f64 - per_step * in_step;
-        Snapshot { fraction: (1.0 - remaining / total).clamp(0.0, 1.0), left: remaining * pace }
-    }
+/// Seconds as the bar's unit, milliseconds.
+fn millis(secs: f64) -> u64 {
+    (secs * 1e3).round() as u64
 }
 
 #[cfg(test)]
@@ -370,71 +262,42 @@ mod tests {
     }
 
     #[test]
-    fn before_the_first_section_the_whole_plan_is_left() {
-        let estimate = Estimate::new(sample_plan());
-        assert_eq!(estimate.at(0.0), Snapshot { fraction: 0.0, left: 100.0 });
-    }
-
-    #[test]
-    fn on_schedule_the_estimate_counts_down_with_the_clock() {
-        let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Phase::Speed, 4, 0.0);
-        estimate.begin_step(0.0);
-        let at = estimate.at(5.0);
-        assert!((at.left - 95.0).abs() < 1e-9, "{at:?}");
-        assert!((at.fraction - 0.05).abs() < 1e-9, "{at:?}");
-        estimate.begin_step(10.0);
-        estimate.begin_step(20.0);
-        assert!((estimate.at(25.0).left - 75.0).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_slow_run_scales_what_is_left() {
-        let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Phase::Speed, 1, 0.0);
-        estimate.begin_step(0.0);
-        // The 40 s section took 80 s: the other 60 s expected take longer at this pace,
-        // (80 + 30) / (40 + 30) times the plan with the 30 s on schedule counted in.
-        estimate.begin_section(Phase::Seed004, 1, 80.0);
-        assert!((estimate.at(80.0).left - 60.0 * 110.0 / 70.0).abs() < 1e-9);
-        assert!((estimate.at(80.0).fraction - 0.4).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_step_that_runs_long_makes_the_estimate_wait_not_grow() {
-        let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Phase::Preload, 1, 0.0);
-        estimate.begin_step(0.0);
-        let mut before = estimate.at(0.0).left;
-        for second in 1..200 {
-            let left = estimate.at(f64::from(second)).left;
-            assert!(left <= before, "{left} > {before} at {second} s");
-            assert!(left > 0.0, "the step is not over yet at {second} s");
-            before = left;
-        }
-    }
-
-    #[test]
-    fn skipped_sections_leave_the_plan_and_finishing_leaves_nothing() {
-        let mut estimate = Estimate::new(sample_plan());
-        estimate.begin_section(Phase::Speed, 1, 0.0);
-        // Seed004 failed or was left out: the run goes on with the real programs.
-        estimate.begin_section(Phase::Preload, 2, 40.0);
-        assert!((estimate.at(40.0).left - 40.0).abs() < 1e-9);
-        estimate.finish(70.0);
-        assert_eq!(estimate.at(70.0), Snapshot { fraction: 1.0, left: 0.0 });
-    }
-
-    #[test]
-    fn a_hidden_run_goes_through_every_call() {
+    fn the_bar_counts_the_expected_time_of_the_work_done() {
         let run = Run::hidden(sample_plan());
-        run.section(Phase::Speed, 2);
+        assert_eq!(run.bar.length(), Some(100_000));
+        run.section(Phase::Speed, 4);
         run.step("alloc_u8");
+        assert_eq!(run.bar.position(), 0);
         run.step("alloc_u16");
+        run.step("alloc_u32");
+        assert_eq!(run.bar.position(), 20_000);
+        // Seed004 failed or was left out: the run goes on with the real programs.
+        run.section(Phase::Preload, 2);
+        assert_eq!(run.bar.position(), 60_000);
+        run.step("FileCheck");
+        run.step("jq");
+        assert_eq!(run.bar.position(), 80_000);
         run.println("a child's stderr");
-        run.section(Phase::Preload, 1);
         run.finish();
-        assert_eq!(lock(&run.state).at(0.0).left, 0.0);
+        assert_eq!(run.bar.position(), 100_000);
+    }
+
+    #[test]
+    fn a_section_not_in_the_plan_moves_nothing() {
+        let run = Run::hidden(sample_plan());
+        run.section(Phase::Seed004, 1);
+        assert_eq!(run.bar.position(), 40_000);
+        run.section(Phase::Threads, 3);
+        run.step("one thread");
+        assert_eq!(run.bar.position(), 40_000);
+        assert_eq!(run.bar.message(), "threads: 1/3 one thread");
+    }
+
+    #[test]
+    fn before_the_bar_moves_the_plan_says_what_is_left() {
+        let (second, eta) = (Duration::from_secs(1), Duration::from_secs(30));
+        assert_eq!(times_text(second, 0, Some(100_000), Duration::ZERO), "0:01 elapsed, about 1:40 left");
+        assert_eq!(times_text(second, 5_000, Some(100_000), eta), "0:01 elapsed, about 0:30 left");
     }
 
     #[test]
