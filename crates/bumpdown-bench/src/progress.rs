@@ -122,12 +122,15 @@ pub struct Run {
     quiet: bool,
 }
 
-/// The section under way (the last planned one started, an index in the plan; and the
-/// name of the one started last) and its steps.
-#[derive(Clone, Copy, Debug, Default)]
+/// The section under way and its steps.
+#[derive(Clone, Copy, Debug)]
 struct At {
-    section: Option<usize>,
-    name: &'static str,
+    phase: Phase,
+    /// Its index in the plan, if it is planned (a section that is not shows under its
+    /// name and moves nothing).
+    index: Option<usize>,
+    /// Where in the plan the next section is looked for: after the last planned one.
+    next: usize,
     steps: usize,
     steps_started: usize,
 }
@@ -154,7 +157,8 @@ impl Run {
         if !bar.is_hidden() {
             bar.enable_steady_tick(Duration::from_millis(500));
         }
-        Run { plan, at: Mutex::new(At::default()), bar, quiet }
+        let at = At { phase: Phase::Speed, index: None, next: 0, steps: 1, steps_started: 0 };
+        Run { plan, at: Mutex::new(at), bar, quiet }
     }
 
     fn at(&self) -> std::sync::MutexGuard<'_, At> {
@@ -173,10 +177,9 @@ impl Run {
     pub fn section(&self, section: Phase, steps: usize) {
         let index = {
             let mut at = self.at();
-            let from = at.section.map_or(0, |i| i + 1);
-            // A section not in the plan shows under its name and moves nothing.
-            let index = self.plan[from..].iter().position(|p| p.section == section).map(|offset| from + offset);
-            *at = At { section: index.or(at.section), name: section.name(), steps: steps.max(1), steps_started: 0 };
+            let index = self.plan[at.next..].iter().position(|p| p.section == section).map(|offset| at.next + offset);
+            let next = index.map_or(at.next, |i| i + 1);
+            *at = At { phase: section, index, next, steps: steps.max(1), steps_started: 0 };
             index
         };
         if let Some(index) = index {
@@ -196,10 +199,10 @@ impl Run {
             *at
         };
         let done = at.steps_started.saturating_sub(1).min(at.steps);
-        if let Some(index) = at.section.filter(|&i| self.plan[i].section.name() == at.name) {
+        if let Some(index) = at.index {
             self.bar.set_position(millis(self.expected_done(index, done, at.steps)));
         }
-        let name = at.name;
+        let name = at.phase.name();
         self.bar.set_message(match at.steps {
             1 => format!("{name}: {what}"),
             steps => format!("{name}: {}/{steps} {what}", done + 1),
