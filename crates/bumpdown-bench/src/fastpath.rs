@@ -400,31 +400,49 @@ fn disassemble() -> Result<String, String> {
     String::from_utf8(output.stdout).map_err(|_| "`objdump` printed non-UTF-8".to_owned())
 }
 
-/// The instructions of `symbol` from its entry up to and including the first `ret`.
+/// The instructions of `symbol` from its entry up to and including the first `ret`: the
+/// fall-through of every conditional jump, and the target of every unconditional `jmp`
+/// forward inside the probe (where the compiler put a block of the path further down;
+/// the instructions it jumps over are another path's). A `jmp` backward closes a loop,
+/// which an allocation that fits does not take: the line goes on below it.
 fn straight_line(asm: &str, symbol: &str) -> Result<Vec<String>, String> {
     let header = format!("<{symbol}>:");
     let start = asm.find(&header).ok_or_else(|| format!("probe `{symbol}` is not in the disassembly"))?;
+    // The probe's instructions and their addresses, each with objdump's column padding
+    // collapsed so listings read well in markdown.
+    let body: Vec<(&str, String)> = asm[start..]
+        .lines()
+        .skip(1)
+        .map_while(|line| line.split_once(":\t"))
+        .map(|(address, insn)| (address.trim(), insn.split_whitespace().collect::<Vec<_>>().join(" ")))
+        .collect();
     let mut out = Vec::new();
-    for line in asm[start..].lines().skip(1) {
-        let Some((_, insn)) = line.split_once(":\t") else { break };
-        // Collapse objdump's column padding so listings read well in markdown.
-        let insn = insn.split_whitespace().collect::<Vec<_>>().join(" ");
-        let done = insn.starts_with("ret");
-        out.push(insn);
-        if done {
+    let mut at = 0;
+    while let Some((_, insn)) = body.get(at) {
+        out.push(insn.clone());
+        if insn.starts_with("ret") {
             return Ok(out);
         }
+        let target = insn.strip_prefix("jmp ").and_then(|operand| operand.split(' ').next());
+        at = match target.and_then(|target| body.iter().position(|(address, _)| *address == target)) {
+            Some(forward) if forward > at => forward,
+            _ => at + 1,
+        };
     }
     Err(format!("probe `{symbol}`: no `ret` before the next symbol"))
 }
 
 /// The function a `call` instruction calls: objdump's `<name@version>` or
-/// `<name+offset>` annotation without the suffix, else the operand.
+/// `<name+offset>` annotation without the suffix, else the operand. A call through a
+/// slot of the global offset table (how this executable calls a function of another of
+/// its crates) is annotated with the table's neighbourhood, not the function: it is
+/// named `GOT` instead.
 fn callee(insn: &str) -> String {
     match (insn.rfind('<'), insn.rfind('>')) {
         (Some(open), Some(close)) if open < close => {
             let name = &insn[open + 1..close];
-            name.split(['@', '+']).next().unwrap_or(name).to_owned()
+            let name = name.split(['@', '+']).next().unwrap_or(name);
+            if matches!(name, "_DYNAMIC" | "_GLOBAL_OFFSET_TABLE_") { "GOT" } else { name }.to_owned()
         }
         _ => insn.trim_start_matches("call").trim().to_owned(),
     }
@@ -516,6 +534,14 @@ mod tests {
     1020:\tret
     1021:\tjmp    2000 <slow>
 
+0000000000001030 <probe_c>:
+    1030:\tcmp    rdx,0x40
+    1034:\tja     1040 <probe_c+0x10>
+    1036:\tjmp    103d <probe_c+0xd>
+    1038:\tcall   2000 <slow>
+    103d:\tjmp    1030 <probe_c>
+    103f:\tret
+
 0000000000001040 <probe_b>:
     1040:\tjmp    2000 <slow>
 ";
@@ -527,9 +553,16 @@ mod tests {
         assert_eq!(line[0], "mov rax,QWORD PTR [rdi]");
         assert_eq!(line.iter().filter(|i| is_conditional_branch(i)).count(), 1);
         assert!(straight_line(ASM, "probe_b").is_err(), "a tail call has no ret");
+        // A jump forward inside the probe is followed, past the block it skips; one
+        // backward (a loop) is not.
+        assert_eq!(
+            straight_line(ASM, "probe_c").unwrap(),
+            ["cmp rdx,0x40", "ja 1040 <probe_c+0x10>", "jmp 103d <probe_c+0xd>", "jmp 1030 <probe_c>", "ret"]
+        );
         assert!(straight_line(ASM, "missing").is_err());
         assert_eq!(callee("call QWORD PTR [rip+0x6282e] # 2400f8 <memcpy@GLIBC_2.14>"), "memcpy");
         assert_eq!(callee("call 1234 <slow_path+0x10>"), "slow_path");
+        assert_eq!(callee("call QWORD PTR [rip+0xed708] # 4ee088 <_DYNAMIC+0xcd0>"), "GOT");
         assert_eq!(callee("call rax"), "rax");
     }
 

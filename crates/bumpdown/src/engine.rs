@@ -606,8 +606,9 @@ pub trait Engine: sealed::Sealed {
         if size_of::<T>() == 0 {
             return Ok(NonNull::dangling());
         }
-        // One `memcpy` after either path, except for a face that copies inside its slow
-        // path's call (`SLOW_COPIES`), whose slow path returns the copied block.
+        // One copy after either path (`copy_bytes`: short ones inline), except for a face
+        // that copies inside its slow path's call (`SLOW_COPIES`), whose slow path returns
+        // the copied block.
         // `size_of_val` of a slice that exists is at most `isize::MAX`.
         let p = match self.bump_sized(size_of_val(src), align_of::<T>()) {
             // SAFETY: a block inside the face's memory, so not null.
@@ -621,9 +622,9 @@ pub trait Engine: sealed::Sealed {
             None => self.slow(size_of_val(src), align_of::<T>())?,
         }
         .cast::<T>();
-        // SAFETY: `p` is a fresh block for `src.len()` elements, which cannot overlap `src`
-        // (live memory the face did not just hand out).
-        unsafe { ptr::copy_nonoverlapping(src.as_ptr(), p.as_ptr(), src.len()) };
+        // SAFETY: `p` is a fresh block of `src`'s size, which cannot overlap `src` (live
+        // memory the face did not just hand out).
+        unsafe { crate::copy::copy_bytes(src.as_ptr().cast(), p.as_ptr().cast(), size_of_val(src)) };
         Ok(p)
     }
 

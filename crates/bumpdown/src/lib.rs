@@ -89,6 +89,7 @@
 //   backing.rs    `BackingAllocator`, `Global`
 //   checkpoint.rs checkpoint types and the `Ledger` that tells stale ones
 //   bump_trait.rs the `Bump` trait
+//   copy.rs       the copy into a fresh block: short ones inline, long ones `memcpy`
 //   error.rs      `AllocError` and the one panic
 //   stats.rs      `Stats`
 //   os.rs         the OS layer (map, commit, release, page size), shared with bumpdown-global
@@ -132,6 +133,7 @@ pub mod bumping;
 mod checkpoint;
 mod chunk;
 pub mod collections;
+mod copy;
 #[doc(hidden)]
 pub mod engine;
 mod error;
