@@ -402,9 +402,10 @@ fn disassemble() -> Result<String, String> {
 
 /// The instructions of `symbol` from its entry up to and including the first `ret`: the
 /// fall-through of every conditional jump, and the target of every unconditional `jmp`
-/// forward inside the probe (where the compiler put a block of the path further down;
-/// the instructions it jumps over are another path's). A `jmp` backward closes a loop,
-/// which an allocation that fits does not take: the line goes on below it.
+/// inside the probe (where the compiler put a block of the path elsewhere, such as a
+/// shared epilogue; the instructions it jumps over are another path's). A `jmp` back to
+/// an instruction already on the line would close a loop, which an allocation that fits
+/// does not take: the line goes on below it.
 fn straight_line(asm: &str, symbol: &str) -> Result<Vec<String>, String> {
     let header = format!("<{symbol}>:");
     let start = asm.find(&header).ok_or_else(|| format!("probe `{symbol}` is not in the disassembly"))?;
@@ -417,15 +418,19 @@ fn straight_line(asm: &str, symbol: &str) -> Result<Vec<String>, String> {
         .map(|(address, insn)| (address.trim(), insn.split_whitespace().collect::<Vec<_>>().join(" ")))
         .collect();
     let mut out = Vec::new();
+    let mut on_line = vec![false; body.len()];
     let mut at = 0;
     while let Some((_, insn)) = body.get(at) {
+        if std::mem::replace(&mut on_line[at], true) {
+            return Err(format!("probe `{symbol}`: its straight line comes round to `{insn}` again"));
+        }
         out.push(insn.clone());
         if insn.starts_with("ret") {
             return Ok(out);
         }
         let target = insn.strip_prefix("jmp ").and_then(|operand| operand.split(' ').next());
         at = match target.and_then(|target| body.iter().position(|(address, _)| *address == target)) {
-            Some(forward) if forward > at => forward,
+            Some(target) if !on_line[target] => target,
             _ => at + 1,
         };
     }
@@ -538,9 +543,10 @@ mod tests {
     1030:\tcmp    rdx,0x40
     1034:\tja     1040 <probe_c+0x10>
     1036:\tjmp    103d <probe_c+0xd>
-    1038:\tcall   2000 <slow>
-    103d:\tjmp    1030 <probe_c>
-    103f:\tret
+    1038:\tret
+    1039:\tcall   2000 <slow>
+    103d:\tjmp    1038 <probe_c+0x8>
+    103f:\tjmp    1030 <probe_c>
 
 0000000000001040 <probe_b>:
     1040:\tjmp    2000 <slow>
@@ -553,11 +559,11 @@ mod tests {
         assert_eq!(line[0], "mov rax,QWORD PTR [rdi]");
         assert_eq!(line.iter().filter(|i| is_conditional_branch(i)).count(), 1);
         assert!(straight_line(ASM, "probe_b").is_err(), "a tail call has no ret");
-        // A jump forward inside the probe is followed, past the block it skips; one
-        // backward (a loop) is not.
+        // A jump inside the probe is followed, past the block it skips and back to a
+        // shared epilogue.
         assert_eq!(
             straight_line(ASM, "probe_c").unwrap(),
-            ["cmp rdx,0x40", "ja 1040 <probe_c+0x10>", "jmp 103d <probe_c+0xd>", "jmp 1030 <probe_c>", "ret"]
+            ["cmp rdx,0x40", "ja 1040 <probe_c+0x10>", "jmp 103d <probe_c+0xd>", "jmp 1038 <probe_c+0x8>", "ret"]
         );
         assert!(straight_line(ASM, "missing").is_err());
         assert_eq!(callee("call QWORD PTR [rip+0x6282e] # 2400f8 <memcpy@GLIBC_2.14>"), "memcpy");

@@ -193,16 +193,12 @@ fn fast_paths_are_short_straight_lines() {
     let c = count(&asm, "bumpdown_probe_alloc_u64", "rdi");
     assert_eq!(c.prefetches, 0, "Arena::alloc::<u64> prefetches");
     // Run-time lengths: one branch for the bump (the capacity check covers overflow
-    // too), and the copy's: up to 64 bytes inline, chosen by at most four comparisons of
-    // the length, so a short copy calls nothing (`copy.rs`; the compiler lays out the
-    // 32- to 64-byte copy first).
+    // too), and one that sends copies over 64 bytes to `memcpy` (the compiler lays that
+    // path out first); shorter ones are copied inline, off this line (`copy.rs`).
     for probe in ["alloc_slice_copy_u8", "alloc_str"] {
-        let symbol = format!("bumpdown_probe_{probe}");
-        let c = count(&asm, &symbol, "rdi");
-        assert!((2..=4).contains(&c.branches), "{probe}: {} conditional branches", c.branches);
+        let c = count(&asm, &format!("bumpdown_probe_{probe}"), "rdi");
+        assert_eq!(c.branches, 2, "{probe}: {} conditional branches", c.branches);
         assert_eq!(c.top_loads, 1, "{probe} loads top {} times", c.top_loads);
-        let calls: Vec<_> = straight_line(&asm, &symbol).into_iter().filter(|i| i.starts_with("call")).collect();
-        assert!(calls.is_empty(), "{probe} calls on its straight line: {calls:?}");
     }
 }
 
