@@ -539,17 +539,22 @@ mod tests {
     1020:\tret
     1021:\tjmp    2000 <slow>
 
-0000000000001030 <probe_c>:
-    1030:\tcmp    rdx,0x40
-    1034:\tja     1040 <probe_c+0x10>
-    1036:\tjmp    103d <probe_c+0xd>
-    1038:\tret
-    1039:\tcall   2000 <slow>
-    103d:\tjmp    1038 <probe_c+0x8>
-    103f:\tjmp    1030 <probe_c>
-
 0000000000001040 <probe_b>:
     1040:\tjmp    2000 <slow>
+
+0000000000001050 <probe_c>:
+    1050:\tcmp    rdx,0x40
+    1054:\tja     1060 <probe_c+0x10>
+    1056:\tjmp    105d <probe_c+0xd>
+    1058:\tret
+    1059:\tcall   2000 <slow>
+    105d:\tjmp    1058 <probe_c+0x8>
+    105f:\tjmp    1050 <probe_c>
+
+0000000000001070 <probe_d>:
+    1070:\tjmp    1073 <probe_d+0x3>
+    1072:\tnop
+    1073:\tjmp    1072 <probe_d+0x2>
 ";
 
     #[test]
@@ -563,8 +568,10 @@ mod tests {
         // shared epilogue.
         assert_eq!(
             straight_line(ASM, "probe_c").unwrap(),
-            ["cmp rdx,0x40", "ja 1040 <probe_c+0x10>", "jmp 103d <probe_c+0xd>", "jmp 1038 <probe_c+0x8>", "ret"]
+            ["cmp rdx,0x40", "ja 1060 <probe_c+0x10>", "jmp 105d <probe_c+0xd>", "jmp 1058 <probe_c+0x8>", "ret"]
         );
+        // One that comes back to an instruction already on the line is a loop: no count.
+        assert!(straight_line(ASM, "probe_d").unwrap_err().contains("comes round"));
         assert!(straight_line(ASM, "missing").is_err());
         assert_eq!(callee("call QWORD PTR [rip+0x6282e] # 2400f8 <memcpy@GLIBC_2.14>"), "memcpy");
         assert_eq!(callee("call 1234 <slow_path+0x10>"), "slow_path");

@@ -17,7 +17,7 @@
 use core::ptr;
 
 /// The longest copy made inline; longer ones call `memcpy`.
-pub(crate) const INLINE_MAX: usize = 64;
+const INLINE_MAX: usize = 64;
 
 /// Copies `n` bytes from `src` to `dst`.
 ///
