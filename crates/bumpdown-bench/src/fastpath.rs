@@ -10,13 +10,14 @@
 //! time the binary disassembles itself with `objdump` and counts, from each probe's
 //! entry, the instructions up to the first `ret` (the path an allocation that fits
 //! takes, when the compiler lays the fast path out first) and the conditional jumps
-//! among them, C and Rust alike. No `objdump`, no numbers: the section says so
-//! instead.
+//! among them, C and Rust alike, with `bumpdown-disasm` (the tests of `bumpdown` and
+//! `bumpdown-c` count their probes with it too). No `objdump`, no numbers: the section
+//! says so instead.
 
 use std::fmt::Write;
 use std::hint::black_box;
-use std::process::Command;
 
+use bumpdown_disasm::{callee, is_conditional_branch, is_register_save, Listing};
 use serde::{Deserialize, Serialize};
 
 use crate::contenders::{Contender, Handle};
@@ -281,7 +282,7 @@ pub struct Probe {
     /// Conditional jumps among them.
     pub branches: usize,
     /// Instructions on the way that only serve a call (register saves and stack
-    /// alignment, see `is_register_save`), counted apart.
+    /// alignment, see `bumpdown_disasm::is_register_save`), counted apart.
     pub register_saves: usize,
     /// What the `call`s among them call (work not inlined, such as `memcpy`).
     pub callees: Vec<String>,
@@ -320,7 +321,7 @@ pub fn measure(run: &Run) -> FastPath {
         for (contender, symbols) in &sets {
             for (call, symbol) in CALLS.iter().zip(symbols) {
                 // Shown as "—" with the reason in the listings.
-                let probe = match symbol.as_ref().map_err(Clone::clone).and_then(|s| straight_line(&asm, s)) {
+                let probe = match symbol.as_ref().map_err(Clone::clone).and_then(|s| asm.straight_line(s)) {
                     Ok(listing) => count(contender, call, listing),
                     Err(why) => Probe {
                         contender: contender.to_string(),
@@ -359,102 +360,13 @@ fn count(contender: &'static str, call: &'static str, listing: Vec<String>) -> P
     }
 }
 
-/// Callee-saved registers of the x86-64 System V ABI, 64- and 32-bit names.
-const CALLEE_SAVED: [&str; 12] =
-    ["rbx", "rbp", "r12", "r13", "r14", "r15", "ebx", "ebp", "r12d", "r13d", "r14d", "r15d"];
-
-/// Whether `insn` only serves a call: it saves or restores a register (`push`, `pop`),
-/// parks a register's value in a callee-saved one, or aligns the stack (`sub`/`add
-/// rsp`). An allocation that fits needs none of these unless the path itself calls (a
-/// `memcpy`); where a compiler puts them on the fast path anyway (gcc keeps the slow
-/// call's in the prologue, where LLVM mostly moves them into the slow block), they are
-/// counted apart so that the bump itself compares across compilers. A load into a
-/// callee-saved register is work, not a save.
-fn is_register_save(insn: &str) -> bool {
-    let (op, operands) = insn.split_once(' ').unwrap_or((insn, ""));
-    let (dest, src) = operands.split_once(',').unwrap_or((operands, ""));
-    let is_register =
-        |r: &str| r.starts_with(|c: char| c.is_ascii_alphabetic()) && r.chars().all(|c| c.is_ascii_alphanumeric());
-    match op {
-        "push" | "pop" => true,
-        "mov" => CALLEE_SAVED.contains(&dest) && is_register(src),
-        "sub" | "add" => dest == "rsp",
-        _ => false,
-    }
-}
-
-/// This executable's disassembly, Intel syntax, without raw bytes.
-fn disassemble() -> Result<String, String> {
+/// This executable's disassembly.
+fn disassemble() -> Result<Listing, String> {
     if !cfg!(target_arch = "x86_64") {
         return Err("the counts are taken on x86-64 only".to_owned());
     }
     let exe = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
-    let output = Command::new("objdump")
-        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
-        .arg(&exe)
-        .output()
-        .map_err(|e| format!("`objdump` could not be run ({e}); install binutils to get this section"))?;
-    if !output.status.success() {
-        return Err(format!("`objdump -d` failed: {}", String::from_utf8_lossy(&output.stderr).trim()));
-    }
-    String::from_utf8(output.stdout).map_err(|_| "`objdump` printed non-UTF-8".to_owned())
-}
-
-/// The instructions of `symbol` from its entry up to and including the first `ret`: the
-/// fall-through of every conditional jump, and the target of every unconditional `jmp`
-/// inside the probe (where the compiler put a block of the path elsewhere, such as a
-/// shared epilogue; the instructions it jumps over are another path's). A `jmp` back to
-/// an instruction already on the line would close a loop, which an allocation that fits
-/// does not take: the line goes on below it.
-fn straight_line(asm: &str, symbol: &str) -> Result<Vec<String>, String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).ok_or_else(|| format!("probe `{symbol}` is not in the disassembly"))?;
-    // The probe's instructions and their addresses, each with objdump's column padding
-    // collapsed so listings read well in markdown.
-    let body: Vec<(&str, String)> = asm[start..]
-        .lines()
-        .skip(1)
-        .map_while(|line| line.split_once(":\t"))
-        .map(|(address, insn)| (address.trim(), insn.split_whitespace().collect::<Vec<_>>().join(" ")))
-        .collect();
-    let mut out = Vec::new();
-    let mut on_line = vec![false; body.len()];
-    let mut at = 0;
-    while let Some((_, insn)) = body.get(at) {
-        if std::mem::replace(&mut on_line[at], true) {
-            return Err(format!("probe `{symbol}`: its straight line comes round to `{insn}` again"));
-        }
-        out.push(insn.clone());
-        if insn.starts_with("ret") {
-            return Ok(out);
-        }
-        let target = insn.strip_prefix("jmp ").and_then(|operand| operand.split(' ').next());
-        at = match target.and_then(|target| body.iter().position(|(address, _)| *address == target)) {
-            Some(target) if !on_line[target] => target,
-            _ => at + 1,
-        };
-    }
-    Err(format!("probe `{symbol}`: no `ret` before the next symbol"))
-}
-
-/// The function a `call` instruction calls: objdump's `<name@version>` or
-/// `<name+offset>` annotation without the suffix, else the operand. A call through a
-/// slot of the global offset table (how this executable calls a function of another of
-/// its crates) is annotated with the table's neighbourhood, not the function: it is
-/// named `GOT` instead.
-fn callee(insn: &str) -> String {
-    match (insn.rfind('<'), insn.rfind('>')) {
-        (Some(open), Some(close)) if open < close => {
-            let name = &insn[open + 1..close];
-            let name = name.split(['@', '+']).next().unwrap_or(name);
-            if matches!(name, "_DYNAMIC" | "_GLOBAL_OFFSET_TABLE_") { "GOT" } else { name }.to_owned()
-        }
-        _ => insn.trim_start_matches("call").trim().to_owned(),
-    }
-}
-
-fn is_conditional_branch(insn: &str) -> bool {
-    insn.starts_with('j') && !insn.starts_with("jmp")
+    Listing::of(&exe).map_err(|why| format!("{why} to get this section"))
 }
 
 impl section::Section for FastPath {
@@ -526,76 +438,8 @@ fn c_columns_note(md: &mut String, (built, build): &(bool, String)) {
 mod tests {
     use super::*;
 
-    const ASM: &str = "\
-0000000000001000 <other>:
-    1000:\tret
-
-0000000000001010 <probe_a>:
-    1010:\tmov    rax,QWORD PTR [rdi]
-    1013:\tsub    rax,0x8
-    1017:\tcmp    rax,QWORD PTR [rdi+0x8]
-    101b:\tjb     1030 <probe_a+0x20>
-    101d:\tmov    QWORD PTR [rdi],rax
-    1020:\tret
-    1021:\tjmp    2000 <slow>
-
-0000000000001040 <probe_b>:
-    1040:\tjmp    2000 <slow>
-
-0000000000001050 <probe_c>:
-    1050:\tcmp    rdx,0x40
-    1054:\tja     1060 <probe_c+0x10>
-    1056:\tjmp    105d <probe_c+0xd>
-    1058:\tret
-    1059:\tcall   2000 <slow>
-    105d:\tjmp    1058 <probe_c+0x8>
-    105f:\tjmp    1050 <probe_c>
-
-0000000000001070 <probe_d>:
-    1070:\tjmp    1073 <probe_d+0x3>
-    1072:\tnop
-    1073:\tjmp    1072 <probe_d+0x2>
-";
-
-    #[test]
-    fn counts_the_straight_line_up_to_the_first_ret() {
-        let line = straight_line(ASM, "probe_a").unwrap();
-        assert_eq!(line.len(), 6);
-        assert_eq!(line[0], "mov rax,QWORD PTR [rdi]");
-        assert_eq!(line.iter().filter(|i| is_conditional_branch(i)).count(), 1);
-        assert!(straight_line(ASM, "probe_b").is_err(), "a tail call has no ret");
-        // A jump inside the probe is followed, past the block it skips and back to a
-        // shared epilogue.
-        assert_eq!(
-            straight_line(ASM, "probe_c").unwrap(),
-            ["cmp rdx,0x40", "ja 1060 <probe_c+0x10>", "jmp 105d <probe_c+0xd>", "jmp 1058 <probe_c+0x8>", "ret"]
-        );
-        // One that comes back to an instruction already on the line is a loop: no count.
-        assert!(straight_line(ASM, "probe_d").unwrap_err().contains("comes round"));
-        assert!(straight_line(ASM, "missing").is_err());
-        assert_eq!(callee("call QWORD PTR [rip+0x6282e] # 2400f8 <memcpy@GLIBC_2.14>"), "memcpy");
-        assert_eq!(callee("call 1234 <slow_path+0x10>"), "slow_path");
-        assert_eq!(callee("call QWORD PTR [rip+0xed708] # 4ee088 <_DYNAMIC+0xcd0>"), "GOT");
-        assert_eq!(callee("call rax"), "rax");
-    }
-
     #[test]
     fn register_saves_are_counted_apart() {
-        for save in ["push rbx", "pop rbp", "mov rbx,rsi", "mov ebx,esi", "mov r12d,edx", "sub rsp,0x8", "add rsp,0x8"]
-        {
-            assert!(is_register_save(save), "{save}");
-        }
-        for work in [
-            "mov QWORD PTR [rax],rbx",
-            "mov rax,QWORD PTR [rdi]",
-            "mov rbx,QWORD PTR [rdi]",
-            "mov ebx,0x1",
-            "sub rax,0x8",
-            "ret",
-            "cmp rsp,rax",
-        ] {
-            assert!(!is_register_save(work), "{work}");
-        }
         let listing = ["push rbx", "mov rax,QWORD PTR [rdi]", "mov rbx,rsi", "jb 10", "mov QWORD PTR [rax],rbx"];
         let p = count(
             "c",
@@ -603,6 +447,7 @@ mod tests {
             listing.iter().map(|i| (*i).to_owned()).chain(["pop rbx".to_owned(), "ret".to_owned()]).collect(),
         );
         assert_eq!((p.instructions, p.branches, p.register_saves), (4, 1, 3));
+        assert!(p.callees.is_empty());
     }
 
     /// The probes are in this test binary too (it is built from the same code), so

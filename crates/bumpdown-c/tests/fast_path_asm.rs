@@ -14,11 +14,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const CALLEE_SAVED: [&str; 6] = ["rbx", "rbp", "r12", "r13", "r14", "r15"];
+use bumpdown_disasm::{is_conditional_branch, is_register_save, Listing};
 
 /// Compiles the probes with `defines` and returns the disassembly, or `None` (with a
 /// message) when gcc or objdump is missing.
-fn disassembly(defines: &[&str], name: &str) -> Option<String> {
+fn disassembly(defines: &[&str], name: &str) -> Option<Listing> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let object = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.o"));
     let compiled = Command::new("gcc")
@@ -37,40 +37,13 @@ fn disassembly(defines: &[&str], name: &str) -> Option<String> {
             return None;
         }
     }
-    match Command::new("objdump").args(["-d", "--no-show-raw-insn", "-M", "intel"]).arg(&object).output() {
-        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
-        _ => {
-            eprintln!("SKIPPED: objdump is not available, the C fast path's instructions are not counted");
+    match Listing::of(&object) {
+        Ok(listing) => Some(listing),
+        Err(why) => {
+            eprintln!("SKIPPED: {why}; the C fast path's instructions are not counted");
             None
         }
     }
-}
-
-/// The instructions of `symbol` from its entry up to and including the first `ret`.
-fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
-    let mut out = Vec::new();
-    for line in asm[start..].lines().skip(1) {
-        let Some((_, insn)) = line.split_once(":\t") else { break };
-        let insn = insn.split_whitespace().collect::<Vec<_>>().join(" ");
-        let done = insn.starts_with("ret");
-        out.push(insn);
-        if done {
-            return out;
-        }
-    }
-    panic!("{symbol}: no ret found")
-}
-
-/// Whether `insn` saves, restores or fills a callee-saved register, or aligns the stack,
-/// for the slow call.
-fn is_register_save(insn: &str) -> bool {
-    let mut parts = insn.splitn(2, ' ');
-    let (op, operands) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let dest = operands.split(',').next().unwrap_or("");
-    let callee_saved = CALLEE_SAVED.iter().any(|r| dest == *r || dest == format!("e{}", &r[1..]));
-    matches!(op, "push" | "pop") || (op == "mov" && callee_saved) || (matches!(op, "sub" | "add") && dest == "rsp")
 }
 
 struct Count {
@@ -80,13 +53,13 @@ struct Count {
     prefetches: usize,
 }
 
-fn count(asm: &str, symbol: &str) -> Count {
-    let lines = straight_line(asm, symbol);
+fn count(asm: &Listing, symbol: &str) -> Count {
+    let lines = asm.straight_line(symbol).unwrap();
     eprintln!("{symbol}:\n    {}", lines.join("\n    "));
     let counted: Vec<_> = lines.iter().filter(|i| !is_register_save(i)).collect();
     Count {
         instructions: counted.len(),
-        branches: counted.iter().filter(|i| i.starts_with('j') && !i.starts_with("jmp")).count(),
+        branches: counted.iter().filter(|i| is_conditional_branch(i)).count(),
         top_loads: counted.iter().filter(|i| i.starts_with("mov") && i.ends_with(",QWORD PTR [rdi]")).count(),
         prefetches: counted.iter().filter(|i| i.starts_with("prefetch")).count(),
     }
@@ -147,30 +120,6 @@ fn inline_fast_path_is_a_short_straight_line() {
     }
 }
 
-/// The instructions of the innermost loop of `symbol`: from the target of its shortest
-/// backward conditional branch up to that branch, in address order. (A slow path laid
-/// out after the loop may jump back into it too, over a longer span.)
-fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
-    let mut insns: Vec<(u64, String)> = Vec::new();
-    for line in asm[start..].lines().skip(1) {
-        let Some((addr, insn)) = line.split_once(":\t") else { break };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { break };
-        insns.push((addr, insn.split_whitespace().collect::<Vec<_>>().join(" ")));
-    }
-    let (branch_at, target) = insns
-        .iter()
-        .filter(|(_, i)| i.starts_with('j') && !i.starts_with("jmp"))
-        .filter_map(|(a, i)| {
-            let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
-            (target < *a).then_some((*a, target))
-        })
-        .min_by_key(|(a, target)| a - target)
-        .unwrap_or_else(|| panic!("{symbol}: no loop found"));
-    insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
-}
-
 #[test]
 #[cfg_attr(miri, ignore = "runs gcc and objdump")]
 fn a_cursor_keeps_top_in_a_register() {
@@ -179,7 +128,7 @@ fn a_cursor_keeps_top_in_a_register() {
         (&["-DBD_NO_NULL_CHECK"][..], "probes_nonnull", "bd_probe_cursor_loop_nonnull"),
     ] {
         let Some(asm) = disassembly(defines, name) else { return };
-        let body = loop_body(&asm, symbol);
+        let body = asm.loop_body(symbol).unwrap();
         eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
         // bump (lea, and), compare with end, branch, keep the new ptr, the block (lea),
         // store the value, and the loop's own counter, compare and branch.
@@ -199,7 +148,7 @@ fn a_vm_cursor_keeps_top_in_a_register() {
         (&["-DBD_NO_NULL_CHECK"][..], "probes_nonnull", "bd_probe_vm_cursor_loop_nonnull"),
     ] {
         let Some(asm) = disassembly(defines, name) else { return };
-        let body = loop_body(&asm, symbol);
+        let body = asm.loop_body(symbol).unwrap();
         eprintln!("{symbol} loop body:\n    {}", body.join("\n    "));
         // add, and, lea end, compare with committed, branch, keep the new top, store the
         // value, the prefetch, and the loop's own counter, compare and branch.
@@ -218,8 +167,8 @@ fn a_vm_cursor_keeps_top_in_a_register() {
 fn the_null_check_leaves_the_loop() {
     let Some(plain) = disassembly(&[], "probes") else { return };
     let Some(nonnull) = disassembly(&["-DBD_NO_NULL_CHECK"], "probes_nonnull") else { return };
-    let body = loop_body(&plain, "bd_probe_alloc_loop");
-    let unchecked = loop_body(&nonnull, "bd_probe_alloc_loop_nonnull");
+    let body = plain.loop_body("bd_probe_alloc_loop").unwrap();
+    let unchecked = nonnull.loop_body("bd_probe_alloc_loop_nonnull").unwrap();
     eprintln!("bd_probe_alloc_loop loop body:\n    {}", body.join("\n    "));
     eprintln!("bd_probe_alloc_loop_nonnull loop body:\n    {}", unchecked.join("\n    "));
     // The arena lives in a callee-saved register across the slow call; whichever it is,
@@ -229,15 +178,4 @@ fn the_null_check_leaves_the_loop() {
     // load ptr, add, and, cmp end, branch, store ptr, the block (sub), store value,
     // counter, cmp, branch.
     assert!(body.len() <= 11, "loop body is {} instructions", body.len());
-}
-
-#[test]
-fn register_saves_are_recognized() {
-    assert!(is_register_save("push rbx"));
-    assert!(is_register_save("mov rbx,rsi"));
-    assert!(is_register_save("mov ebx,esi"));
-    assert!(!is_register_save("mov QWORD PTR [rax],rbx"));
-    assert!(!is_register_save("mov rax,QWORD PTR [rdi]"));
-    assert!(is_register_save("sub rsp,0x8"));
-    assert!(!is_register_save("sub rax,0x8"));
 }

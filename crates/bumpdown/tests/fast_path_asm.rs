@@ -1,6 +1,7 @@
 //! The fast path's size is part of the product: this test builds
 //! `examples/fast_path_probes.rs` in release mode, disassembles it with `objdump`, and
-//! counts the instructions and conditional branches of each probe up to its first `ret`.
+//! counts the instructions and conditional branches of each probe up to its first `ret`
+//! (`bumpdown-disasm`, which the bench's fast-path table counts with too).
 //! The scope enter / exit probes loop, so they are counted by running them under callgrind
 //! instead (skipped, with a message, when valgrind is not installed).
 
@@ -8,6 +9,8 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+
+use bumpdown_disasm::{is_conditional_branch, Listing};
 
 /// Builds the probes (release) and returns the binary.
 fn probes() -> PathBuf {
@@ -27,69 +30,14 @@ fn probes() -> PathBuf {
 
 /// Builds the probes and returns the disassembly, or `None` (with a message) if
 /// `objdump` is missing.
-fn disassembly() -> Option<String> {
-    let binary = probes();
-    match Command::new("objdump").args(["-d", "--no-show-raw-insn", "-M", "intel"]).arg(&binary).output() {
-        Ok(out) if out.status.success() => Some(String::from_utf8(out.stdout).unwrap()),
-        _ => {
-            eprintln!("SKIPPED: objdump is not available, fast-path instruction counts not checked");
+fn disassembly() -> Option<Listing> {
+    match Listing::of(&probes()) {
+        Ok(listing) => Some(listing),
+        Err(why) => {
+            eprintln!("SKIPPED: {why}; fast-path instruction counts not checked");
             None
         }
     }
-}
-
-/// The instructions of `symbol` from its entry up to and including the first `ret`.
-fn straight_line(asm: &str, symbol: &str) -> Vec<String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
-    let mut out = Vec::new();
-    for line in asm[start..].lines().skip(1) {
-        let Some((_, insn)) = line.split_once(":\t") else { break };
-        let insn = insn.trim().to_string();
-        let done = insn.starts_with("ret");
-        out.push(insn);
-        if done {
-            return out;
-        }
-    }
-    panic!("{symbol}: no ret found")
-}
-
-/// The instructions of the innermost loop of `symbol`: from the target of its last
-/// backward conditional branch up to that branch, in address order.
-fn loop_body(asm: &str, symbol: &str) -> Vec<String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
-    let mut insns: Vec<(u64, String)> = Vec::new();
-    for line in asm[start..].lines().skip(1) {
-        let Some((addr, insn)) = line.split_once(":\t") else { break };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { break };
-        insns.push((addr, insn.trim().to_string()));
-    }
-    let (branch_at, target) = insns
-        .iter()
-        .rev()
-        .filter(|(_, i)| is_conditional_branch(i))
-        .find_map(|(a, i)| {
-            let target = u64::from_str_radix(i.split_whitespace().nth(1)?, 16).ok()?;
-            (target < *a).then_some((*a, target))
-        })
-        .unwrap_or_else(|| panic!("{symbol}: no loop found"));
-    insns.into_iter().filter(|(a, _)| *a >= target && *a <= branch_at).map(|(_, i)| i).collect()
-}
-
-/// Every instruction of `symbol`, slow path included, up to the padding after it.
-fn whole_function(asm: &str, symbol: &str) -> Vec<String> {
-    let header = format!("<{symbol}>:");
-    let start = asm.find(&header).unwrap_or_else(|| panic!("probe {symbol} not found"));
-    asm[start..]
-        .lines()
-        .skip(1)
-        .map_while(|line| line.split_once(":\t").map(|(_, insn)| insn.trim().to_string()))
-        .filter(|insn| {
-            insn != "int3" && !insn.starts_with("nop") && !insn.starts_with("data16") && !insn.starts_with("xchg")
-        })
-        .collect()
 }
 
 #[test]
@@ -105,13 +53,9 @@ fn the_slow_path_costs_its_callers_little() {
     // was 44 instructions with the settings and the allocator's address passed too and
     // the fields copied one by one; it is 34.
     let Some(asm) = disassembly() else { return };
-    let body = whole_function(&asm, "bumpdown_probe_alloc_u64");
+    let body = asm.whole_function("bumpdown_probe_alloc_u64").unwrap();
     eprintln!("bumpdown_probe_alloc_u64, whole:\n    {}", body.join("\n    "));
     assert!(body.len() <= 36, "Arena::alloc::<u64> with its slow path: {} instructions", body.len());
-}
-
-fn is_conditional_branch(insn: &str) -> bool {
-    insn.starts_with('j') && !insn.starts_with("jmp")
 }
 
 struct Count {
@@ -121,8 +65,8 @@ struct Count {
     prefetches: usize,
 }
 
-fn count(asm: &str, symbol: &str, arena_reg: &str) -> Count {
-    let lines = straight_line(asm, symbol);
+fn count(asm: &Listing, symbol: &str, arena_reg: &str) -> Count {
+    let lines = asm.straight_line(symbol).unwrap();
     eprintln!("{symbol}:\n    {}", lines.join("\n    "));
     Count {
         instructions: lines.len(),
@@ -173,7 +117,7 @@ fn fast_paths_are_short_straight_lines() {
     assert!(c.instructions <= 9, "Scope::alloc::<u64>: {} instructions", c.instructions);
     // In a loop through a scope handle, `top` and `bottom` stay in registers: the loop
     // body reads no memory at all.
-    let body = loop_body(&asm, "bumpdown_probe_scope_loop_u64");
+    let body = asm.loop_body("bumpdown_probe_scope_loop_u64").unwrap();
     eprintln!("scope loop body:\n    {}", body.join("\n    "));
     assert!(body.len() <= 12, "scope loop body is {} instructions", body.len());
     let loads: Vec<_> = body.iter().filter(|i| i.starts_with("mov") && i.contains(",QWORD PTR [")).collect();
