@@ -135,14 +135,16 @@ fn how_to_read<'a>(md: &mut String, charts: impl Iterator<Item = &'a str>, image
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR` if set, else the nearest
-/// ancestor of this executable that cargo marked with `CACHEDIR.TAG`.
+/// ancestor of this executable that cargo marked with `CACHEDIR.TAG`. A copy of the
+/// executable outside any target directory (two builds kept side by side for an A/B
+/// run) writes beside itself.
 pub fn target_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return Some(PathBuf::from(dir));
     }
     let exe = std::env::current_exe().ok()?;
     let parent = exe.parent()?;
-    parent.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).or_else(|| parent.parent()).map(Path::to_path_buf)
+    Some(parent.ancestors().find(|dir| dir.join("CACHEDIR.TAG").is_file()).unwrap_or(parent).to_path_buf())
 }
 
 /// What a report run writes: the report and everything beside it.
