@@ -113,7 +113,9 @@ pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     // cannot run while this call runs, and an own arena by `leave` itself).
     let (result, unchanged) = unsafe { run_scope_telling(&*leave.arena, f) };
     let arena = ManuallyDrop::new(leave).arena;
-    if unchanged && arena == scratch.first.get().cast::<Arena>() {
+    // `depth` is 1 exactly when this call entered from depth 0 (and so has the depth's
+    // arena, `first`): a nested call leaves it above 1, a retired thread far above.
+    if unchanged && scratch.depth.get() == 1 {
         // Depth 0, and the arena gained no memory (its epoch did not move: a new chunk
         // or an out-of-band block moves it), so there is nothing to trim.
         scratch.depth.set(0);
