@@ -106,7 +106,8 @@ impl Listing {
             if insn.text.starts_with("ret") {
                 return Ok(out);
             }
-            at = match jump_target(&insn.text, "jmp").and_then(|to| body.iter().position(|i| i.address == to)) {
+            let jmp = insn.text.starts_with("jmp ").then(|| jump_target(&insn.text)).flatten();
+            at = match jmp.and_then(|to| body.iter().position(|i| i.address == to)) {
                 Some(target) if !on_line[target] => target,
                 _ => at + 1,
             };
@@ -122,7 +123,7 @@ impl Listing {
         let (target, branch) = body
             .iter()
             .filter(|i| is_conditional_branch(&i.text))
-            .filter_map(|i| jump_target(&i.text, "").filter(|&to| to < i.address).map(|to| (to, i.address)))
+            .filter_map(|i| jump_target(&i.text).filter(|&to| to < i.address).map(|to| (to, i.address)))
             .min_by_key(|(to, from)| from - to)
             .ok_or_else(|| format!("`{symbol}`: no loop"))?;
         Ok(body.into_iter().filter(|i| (target..=branch).contains(&i.address)).map(|i| i.text).collect())
@@ -136,13 +137,10 @@ impl Listing {
     }
 }
 
-/// The address a jump goes to, for a jump whose mnemonic starts with `mnemonic` and whose
-/// operand is an address (`jb 1030 <probe+0x20>`); `None` for an indirect one.
-fn jump_target(insn: &str, mnemonic: &str) -> Option<u64> {
-    let (op, operand) = insn.split_once(' ')?;
-    if !op.starts_with(mnemonic) {
-        return None;
-    }
+/// The address a jump goes to, when its operand is one (`jb 1030 <probe+0x20>`); `None`
+/// for an indirect jump.
+fn jump_target(insn: &str) -> Option<u64> {
+    let (_, operand) = insn.split_once(' ')?;
     u64::from_str_radix(operand.split(' ').next()?, 16).ok()
 }
 

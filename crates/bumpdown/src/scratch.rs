@@ -113,8 +113,9 @@ pub fn scratch<R>(f: impl for<'s> FnOnce(&mut Scope<'s, '_>) -> R) -> R {
     // cannot run while this call runs, and an own arena by `leave` itself).
     let (result, unchanged) = unsafe { run_scope_telling(&*leave.arena, f) };
     let arena = ManuallyDrop::new(leave).arena;
-    // `depth` is 1 exactly when this call entered from depth 0 (and so has the depth's
-    // arena, `first`): a nested call leaves it above 1, a retired thread far above.
+    // `depth` is 1 now exactly when this call entered at depth 0 (and so has the depth-0
+    // arena, `first`): the calls nested in it have put it back, a call nested in another
+    // finds 2 or more, and on a retired thread it stays `RETIRED`.
     if unchanged && scratch.depth.get() == 1 {
         // Depth 0, and the arena gained no memory (its epoch did not move: a new chunk
         // or an out-of-band block moves it), so there is nothing to trim.

@@ -260,6 +260,25 @@ fn scratch_nests_and_reuses_its_memory() {
 }
 
 #[test]
+fn a_nested_scratch_call_that_allocates_nothing_new_keeps_its_own_arena() {
+    // The first nested call takes the usual exit of an unchanged arena; it must still
+    // leave the thread at depth 1, so that the second nested call gets an arena of its
+    // own and not the outer call's, whose bump pointer the outer scope holds.
+    scratch(|outer| {
+        let kept = outer.alloc_slice_fill_copy(64, 7u32);
+        scratch(|inner| {
+            inner.alloc(1u8);
+        });
+        scratch(|inner| {
+            inner.alloc_slice_fill_copy(64, 9u32);
+        });
+        let more = outer.alloc_slice_fill_copy(64, 5u32);
+        assert!(kept.iter().all(|&x| x == 7), "a nested call wrote over the outer call's block");
+        assert!(more.iter().all(|&x| x == 5));
+    });
+}
+
+#[test]
 fn scratch_trims_to_its_retention_bound() {
     // A one-off large temporary does not stay held.
     scratch(|s| {
