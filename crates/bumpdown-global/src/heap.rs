@@ -38,6 +38,13 @@
 //! chunks never change size in place and it never takes a listed block (`Heap::harvest`):
 //! either would move its cursor off the line phase.
 //!
+//! The line window's memory is carved from the region's line half
+//! ([`region::carve_line`]), where nothing else lies: no other window, no over-aligned
+//! chunk (those take the large window), no filed tail. A chunk there is a line chunk, and
+//! the `malloc` front end's `free` knows its size and start from its address, without
+//! reading the header: under python3's workload that read was the most frequent cache
+//! miss of `free`, the header of a block that starts on a line lying in the line before.
+//!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
 //! multiple of `GRAIN`. `BumpGlobal` hands chunks out as they are (phase 0, so they are
@@ -57,10 +64,19 @@
 //!   `GRAIN`).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
+//!   It lies in the region's line half exactly when `w` is the line window.
+//! * Every chunk in the region's line half, allocated or listed, is a [`LINE`]-byte chunk
+//!   that starts `line_offset(phase)` past a multiple of [`LINE`].
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
 //! * `free[c]` is null or the first of a null-terminated singly linked list of blocks of
-//!   `class_size(c)` bytes in the region, not allocated, not in any other list, its first
-//!   word the address of the next.
+//!   `class_size(c)` bytes in the region, not allocated, not in any other list, the word
+//!   `phase` bytes into each (its *link*) the address of the next. A phased heap lists no
+//!   tiny block (its link would lie past the block's end).
+//!
+//! The link lies where the front end's block starts, `phase` bytes into the chunk: in the
+//! line the program last touched when it frees a block, and touches next when it gets one.
+//! At the chunk's start, for the `malloc` front end, it lay in the header's word, the line
+//! before a line chunk's block (see [`LINE`]).
 //!
 //! The empty heap has `cur == end == 0` in every window: every bump test fails, so the
 //! first allocation takes the slow path, which sets the region up; the fast path has no
@@ -165,7 +181,7 @@ pub const fn chunk_size(size: usize, align: usize, mode: Mode) -> Option<usize> 
 /// let p = unsafe { bumpdown_global::with_heap(|h| h.alloc::<true>(csz, 16, Mode::Recycle, 0, &|| bumpdown_global::region::Options::new(1 << 30))) };
 /// assert!(!p.is_null() && p.addr() % 16 == 0);
 /// // SAFETY: p is a live chunk of csz bytes that we give up.
-/// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle)) };
+/// unsafe { bumpdown_global::with_heap(|h| h.free(p, csz, Mode::Recycle, 0)) };
 /// ```
 pub struct Heap {
     /// `[tiny, small, large, line]`: indexed by [`band`].
@@ -303,13 +319,14 @@ impl Window {
 /// (zeroed when `ZERO`).
 ///
 /// # Safety
-/// The list is not empty, and its blocks are `csz` bytes.
+/// The list is not empty, its blocks are `csz` bytes, and `phase` is the heap's.
 #[inline(always)]
-unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize) -> *mut u8 {
+unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize, phase: usize) -> *mut u8 {
     let block = *head;
-    shadow::defined(block, size_of::<*mut u8>());
-    // SAFETY: a listed block is ours and holds the next address (invariant).
-    let next = unsafe { block.cast::<*mut u8>().read() };
+    let link = block.wrapping_add(phase);
+    shadow::defined(link, size_of::<*mut u8>());
+    // SAFETY: a listed block is ours and holds the next address at its link (invariant).
+    let next = unsafe { link.cast::<*mut u8>().read() };
     *head = next;
     // The next pop's read of `next`'s first word is a dependent load from a block freed
     // long ago, most often a cache miss that `malloc` waits for: under python3's workload
@@ -317,7 +334,7 @@ unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize) -> *mut u8 {
     // on it, and `malloc` was 5.6% of the process's. Started now, the load is mostly done
     // by then: 36% of `malloc`'s samples, 3.1% of the process's. (A null `next`: a hint to
     // nothing.)
-    bumpdown::engine::prefetch(next);
+    bumpdown::engine::prefetch(next.wrapping_add(phase));
     handed_out::<ZERO>(block, csz);
     if ZERO {
         // SAFETY: the block is `csz` bytes, ours now.
@@ -377,10 +394,12 @@ impl Heap {
     /// serve it (not set up, exhausted); the caller then falls back.
     ///
     /// Fast path: a free-list pop, or one comparison and one add in the chunk's band.
+    /// Where the caller passes a constant `phase`, it folds away.
     ///
     /// # Safety
     /// `csz` came from `chunk_size(_, align, mode)`; `align` is a power of two
-    /// `<= MAX_ALIGN`, and at most `GRAIN` when `phase` is not 0; `phase` is the heap's
+    /// `<= MAX_ALIGN`, and at most `GRAIN` when `phase` is not 0, nor is `csz` then
+    /// [`TINY`] (a phased front end's request counts its header); `phase` is the heap's
     /// (0 or [`PHASE_HEADER`], the same in every call on this heap); `init` gives the
     /// options to set the region up with, if it is not yet.
     #[inline(always)]
@@ -394,7 +413,7 @@ impl Heap {
     ) -> *mut u8 {
         if align <= GRAIN {
             // SAFETY: forwarded caller contract, with `align <= GRAIN`.
-            let p = unsafe { self.alloc_fast::<ZERO>(csz, mode) };
+            let p = unsafe { self.alloc_fast::<ZERO>(csz, mode, phase) };
             if !p.is_null() {
                 return p;
             }
@@ -410,16 +429,17 @@ impl Heap {
     /// value across a call on its fast path, so saves no register there.
     ///
     /// # Safety
-    /// `csz` came from `chunk_size(_, align, mode)` with `align <= GRAIN`.
+    /// `csz` came from `chunk_size(_, align, mode)` with `align <= GRAIN`; `phase` is the
+    /// heap's (see [`Heap::alloc`]).
     #[inline(always)]
-    pub unsafe fn alloc_fast<const ZERO: bool>(&mut self, csz: usize, mode: Mode) -> *mut u8 {
+    pub unsafe fn alloc_fast<const ZERO: bool>(&mut self, csz: usize, mode: Mode, phase: usize) -> *mut u8 {
         if mode == Mode::Recycle {
             let class = class_of_chunk(csz);
             // SAFETY: class < CLASSES (csz <= CLASS_MAX in recycle mode).
             let head = unsafe { self.free.get_unchecked_mut(class) };
             if !head.is_null() {
-                // SAFETY: the list is not empty; its blocks are `csz` bytes.
-                return unsafe { pop::<ZERO>(head, csz) };
+                // SAFETY: the list is not empty; its blocks are `csz` bytes; the heap's phase.
+                return unsafe { pop::<ZERO>(head, csz, phase) };
             }
         }
         // SAFETY: band(_) < 4.
@@ -448,7 +468,7 @@ impl Heap {
         phase: usize,
         init: &impl Fn() -> region::Options,
     ) -> *mut u8 {
-        debug_assert!(phase == 0 || (phase == PHASE_HEADER && align <= GRAIN));
+        debug_assert!(phase == 0 || (phase == PHASE_HEADER && align <= GRAIN && csz != TINY));
         if align > GRAIN && mode == Mode::Recycle {
             // Only the head is looked at (no list walk): a program that frees an
             // over-aligned block and asks for one again (`posix_memalign` buffers,
@@ -458,11 +478,18 @@ impl Heap {
             // csz <= CLASS_MAX in recycle mode, so its class is in range.
             let head = &mut self.free[class_of_chunk(csz)];
             if !head.is_null() && head.addr() & (align - 1) == 0 {
-                // SAFETY: the list is not empty; its blocks are `csz` bytes.
-                return unsafe { pop::<ZERO>(head, csz) };
+                // SAFETY: the list is not empty; its blocks are `csz` bytes; the heap's phase.
+                return unsafe { pop::<ZERO>(head, csz, phase) };
             }
         }
-        let i = band(csz);
+        // An over-aligned chunk never comes from the line window: its gap would be filed
+        // as smaller blocks in the region's line half, which holds 64-byte chunks alone.
+        // (So in bump mode an over-aligned 64-byte chunk is not taken back when freed:
+        // `free` asks the window of its band, the line window.)
+        let i = match band(csz) {
+            LINE_BAND if align > GRAIN => LARGE_BAND,
+            i => i,
+        };
         for _ in 0..2 {
             let w = &mut self.windows[i];
             let spare = w.cur;
@@ -476,7 +503,7 @@ impl Heap {
                 if gap != 0 && mode == Mode::Recycle {
                     // SAFETY: spare..p was window i's memory, now skipped, no block
                     // overlaps it.
-                    unsafe { self.file_spare(i, spare, gap) };
+                    unsafe { self.file_spare(i, spare, gap, phase) };
                 }
                 return p;
             }
@@ -495,7 +522,7 @@ impl Heap {
     #[cold]
     fn refill(&mut self, i: usize, need: usize, mode: Mode, phase: usize, init: &impl Fn() -> region::Options) -> bool {
         // A listed block would start the line window off its phase (see the module docs).
-        if mode == Mode::Recycle && i != LINE_BAND && self.harvest(i, need) {
+        if mode == Mode::Recycle && i != LINE_BAND && self.harvest(i, need, phase) {
             return true;
         }
         if !region::initialized() && !region::init(init()) {
@@ -515,8 +542,10 @@ impl Heap {
         let w = &mut self.windows[i];
         let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
         let want = if need > window { need } else { window };
-        // A window's first carve is left to fault in lazily (see `Options::populate`).
-        let Some((start, len)) = region::carve(need, want, w.next != 0) else {
+        // A window's first carve is left to fault in lazily (see `Options::populate`). The
+        // line window's come from the region's line half (see the module docs).
+        let carve = if i == LINE_BAND { region::carve_line } else { region::carve };
+        let Some((start, len)) = carve(need, want, w.next != 0) else {
             return false;
         };
         w.next = (window * 2).min(MAX_WINDOW);
@@ -531,10 +560,13 @@ impl Heap {
             w.cur = unsafe { start.add(offset) };
             w.end = start.addr() + len;
             w.fresh = start.addr();
-            if mode == Mode::Recycle {
+            // The line window's tail is shorter than a line chunk (it is refilled only when
+            // one does not fit): left unused, so the line half holds line chunks alone.
+            debug_assert!(i != LINE_BAND || room < LINE);
+            if mode == Mode::Recycle && i != LINE_BAND {
                 // SAFETY: tail..tail+room was window i's unused tail, overlapped by no
                 // block, and the window has left it.
-                unsafe { self.file_spare(i, tail, room) };
+                unsafe { self.file_spare(i, tail, room, phase) };
             }
         }
         true
@@ -551,7 +583,7 @@ impl Heap {
     /// the region grew under it, 1.10x glibc's peak RSS. Only blocks this large are taken:
     /// a window made of one still serves many small blocks before the next refill.
     #[cold]
-    fn harvest(&mut self, i: usize, need: usize) -> bool {
+    fn harvest(&mut self, i: usize, need: usize, phase: usize) -> bool {
         // Room for the request whichever way the block starts and ends (phase, rounding).
         let Some(need) = need.checked_add(2 * GRAIN) else {
             return false;
@@ -565,9 +597,10 @@ impl Heap {
             return false;
         }
         let block = self.free[class];
-        shadow::defined(block, size_of::<*mut u8>());
-        // SAFETY: a listed block is ours and holds the next address (invariant).
-        self.free[class] = unsafe { block.cast::<*mut u8>().read() };
+        let link = block.wrapping_add(phase);
+        shadow::defined(link, size_of::<*mut u8>());
+        // SAFETY: a listed block is ours and holds the next address at its link (invariant).
+        self.free[class] = unsafe { link.cast::<*mut u8>().read() };
         shadow::no_access(block, size);
         // The block starts at the heap's phase past a multiple of GRAIN (invariant), where
         // window `i`'s chunks start (the tiny window's need only 8-alignment, which it has);
@@ -584,8 +617,8 @@ impl Heap {
         // the window has left it; block+(end-block)..block+size is the end of the block,
         // ours now, past the new window and a multiple of 8 long (both ends are 8-aligned).
         unsafe {
-            self.file_spare(i, tail, room);
-            self.file_spare(i, block.add(end - block.addr()), block.addr() + size - end);
+            self.file_spare(i, tail, room, phase);
+            self.file_spare(i, block.add(end - block.addr()), block.addr() + size - end, phase);
         }
         true
     }
@@ -594,19 +627,24 @@ impl Heap {
     /// first; only tiny ones from the tiny window, whose memory may be only 8-aligned).
     ///
     /// A phased window's tail is 8 bytes short of a multiple of `GRAIN` (it runs from the
-    /// phase to a page boundary): its last 8 bytes become a tiny block, which only
-    /// phase-0 heaps ask for, so they stay unused.
+    /// phase to a page boundary): its last 8 bytes would be a tiny block, which only
+    /// phase-0 heaps ask for, so a phased heap leaves them unused, unlisted.
     ///
     /// # Safety
     /// `p..p+len` is memory of window `i` (starting where its invariant says a chunk may,
     /// `len` a multiple of 8) owned by this heap that no block overlaps and that will not
     /// be bumped again.
-    unsafe fn file_spare(&mut self, i: usize, mut p: *mut u8, mut len: usize) {
-        let largest = |len| if i == 0 && len >= TINY { Some(0) } else { floor_class(len) };
+    unsafe fn file_spare(&mut self, i: usize, mut p: *mut u8, mut len: usize, phase: usize) {
+        let largest = |len| match floor_class(len) {
+            _ if i == 0 && len >= TINY => Some(0),
+            Some(0) if phase != 0 => None,
+            class => class,
+        };
         while let Some(class) = largest(len) {
             let size = class_size(class);
-            // SAFETY: p..p+size lies in the spare range (size <= len).
-            unsafe { self.push(p, class) };
+            // SAFETY: p..p+size lies in the spare range (size <= len), a tiny block only
+            // for a phase-0 heap (above).
+            unsafe { self.push(p, class, phase) };
             // SAFETY: size <= len: stays within (or one past) the spare range.
             p = unsafe { p.add(size) };
             len -= size;
@@ -617,15 +655,18 @@ impl Heap {
     ///
     /// # Safety
     /// `p` is a region block of `class_size(class)` bytes, aligned as the invariant says,
-    /// owned by the caller, in no list, and not used again by the caller.
+    /// owned by the caller, in no list, and not used again by the caller; `phase` is the
+    /// heap's, and 0 for a tiny block.
     #[inline(always)]
-    unsafe fn push(&mut self, p: *mut u8, class: usize) {
+    unsafe fn push(&mut self, p: *mut u8, class: usize, phase: usize) {
         // SAFETY: class < CLASSES (callers compute it from a recycled chunk size).
         let head = unsafe { self.free.get_unchecked_mut(class) };
-        shadow::defined(p, size_of::<*mut u8>());
-        // SAFETY: p is an owned block of at least TINY (one word) bytes, 8-aligned.
-        unsafe { p.cast::<*mut u8>().write(*head) };
-        shadow::no_access(p, size_of::<*mut u8>());
+        let link = p.wrapping_add(phase);
+        shadow::defined(link, size_of::<*mut u8>());
+        // SAFETY: `link` is 8-aligned, one word inside the owned block: a tiny block's first
+        // word (phase 0), or the word `phase <= 8` bytes into a block of at least GRAIN.
+        unsafe { link.cast::<*mut u8>().write(*head) };
+        shadow::no_access(link, size_of::<*mut u8>());
         *head = p;
     }
 
@@ -635,9 +676,9 @@ impl Heap {
     ///
     /// # Safety
     /// `p` is a live region chunk of `csz` bytes (its chunk size in `mode`) from any
-    /// thread's heap; it is not used afterwards.
+    /// thread's heap of this heap's `phase`; it is not used afterwards.
     #[inline(always)]
-    pub unsafe fn free(&mut self, p: *mut u8, csz: usize, mode: Mode) {
+    pub unsafe fn free(&mut self, p: *mut u8, csz: usize, mode: Mode, phase: usize) {
         // Up to BANDED bytes (most frees), `csz / GRAIN` gives both the band (from the
         // table) and the class: one shift for the two.
         debug_assert!(csz == TINY || csz % GRAIN == 0, "a chunk size");
@@ -652,8 +693,9 @@ impl Heap {
         let freed = unsafe { w.cursor().free_newest(NonNull::new_unchecked(p), csz) };
         if !freed && mode == Mode::Recycle {
             let class = if banded { index } else { class_of_chunk(csz) };
-            // SAFETY: a recycled chunk is a whole class block; the caller gives it up.
-            unsafe { self.push(p, class) };
+            // SAFETY: a recycled chunk is a whole class block; the caller gives it up; a
+            // phased heap's chunks are never tiny.
+            unsafe { self.push(p, class, phase) };
         }
         shadow::no_access(p, csz);
     }

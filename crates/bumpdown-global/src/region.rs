@@ -2,14 +2,25 @@
 //!
 //! # INVARIANT
 //! * `BASE` is `UNINIT` (0), `FAILED` (1), or the start of a live anonymous mapping of
-//!   `PAGE + size` bytes whose first word holds `size` (a multiple of `PAGE`), whose
+//!   `PAGE + 2 * size` bytes whose first word holds `size` (a multiple of `PAGE`), whose
 //!   second word holds 1 if carved windows are to be populated, and whose third word holds
 //!   1 if transparent huge pages were asked for. Once it leaves `UNINIT` it never changes,
 //!   and the mapping is never unmapped: pointers into it stay valid for the life of the
 //!   process.
-//! * `NEXT` is the number of data bytes (from `BASE + PAGE`) already handed to windows;
-//!   `NEXT <= size`, it only grows, and each byte is handed out at most once. Bytes at
-//!   offsets `>= NEXT` have never been written: they are zero.
+//! * The data, from `BASE + PAGE`, has two halves of `size` bytes: the *main* half, where
+//!   windows of every band are carved, and the *line* half ([`Place::Line`]), where only
+//!   the windows of 64-byte chunks are (see [`carve_line`]).
+//! * `NEXT` is the number of data bytes already handed to windows, in both halves;
+//!   `NEXT <= size`, it only grows. The main half's windows are carved at offsets below
+//!   `NEXT`, the line half's at line-half offsets below `LINE_NEXT`, and `LINE_NEXT <=
+//!   NEXT` (a line window's bytes are counted in both, and its main-half counterpart is
+//!   skipped, never handed out). Each byte is handed out at most once. Bytes at main
+//!   offsets `>= NEXT` and line offsets `>= LINE_NEXT` have never been written: they are
+//!   zero.
+//!
+//! The line half costs address space, not memory: `NEXT` counts every carved byte, so the
+//! region's limit (`size`) holds for the two halves together, and a skipped main range is
+//! never touched, so never faulted in.
 //!
 //! Several threads may race to set the region up: each maps its own reservation and
 //! publishes it with one compare-exchange of `BASE`; losers unmap theirs. There is no lock
@@ -37,6 +48,11 @@ const FAILED: usize = 1;
 static BASE: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
 /// See the module invariant.
 static NEXT: AtomicUsize = AtomicUsize::new(0);
+/// See the module invariant.
+static LINE_NEXT: AtomicUsize = AtomicUsize::new(0);
+/// Where the line half starts, once the region is published (`usize::MAX` before and
+/// when there is none): a copy of `BASE + PAGE + size` for [`in_line_half`].
+static LINE_HALF: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// Fallback allocations made (any reason).
 pub(crate) static FALLBACKS: AtomicUsize = AtomicUsize::new(0);
@@ -88,11 +104,46 @@ fn current() -> Option<(*mut u8, usize)> {
 /// Whether `p` points into the region's data (where region allocations live).
 #[inline(always)]
 pub fn contains(p: *const u8) -> bool {
+    place(p) != Place::Outside
+}
+
+/// Where an address lies (see [`place`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the main half of the region's data.
+    Main,
+    /// In the line half: only chunks of a heap's line window lie there (64 bytes, see
+    /// `heap::LINE`), so a front end knows such a block's size from its address alone.
+    Line,
+    /// Not in the region (or no region).
+    Outside,
+}
+
+/// Where `p` lies: in the region's main half, its line half, or outside the region.
+#[inline(always)]
+pub fn place(p: *const u8) -> Place {
     match current() {
         // The data starts at base + PAGE; the descriptor page is never handed out.
-        Some((base, size)) => p.addr().wrapping_sub(base.addr() + PAGE) < size,
-        None => false,
+        Some((base, size)) => {
+            let offset = p.addr().wrapping_sub(base.addr() + PAGE);
+            if offset < size {
+                Place::Main
+            } else if offset - size < size {
+                Place::Line
+            } else {
+                Place::Outside
+            }
+        }
+        None => Place::Outside,
     }
+}
+
+/// Whether `p`, known to point into the region's data, lies in its line half: one load
+/// and one comparison. May say no for a line-half pointer while another thread is
+/// setting the region up (never yes for a main one).
+#[inline(always)]
+pub fn in_line_half(p: *const u8) -> bool {
+    p.addr() >= LINE_HALF.load(Ordering::Relaxed)
 }
 
 /// Sets the region up with `size` bytes (rounded up to pages) unless it already is.
@@ -106,7 +157,7 @@ pub fn init(options: Options) -> bool {
     let Some(size) = options.size.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1)) else {
         return publish_failure();
     };
-    let Some(total) = size.checked_add(PAGE) else {
+    let Some(total) = size.checked_mul(2).and_then(|data| data.checked_add(PAGE)) else {
         return publish_failure();
     };
     if size == 0 {
@@ -125,7 +176,10 @@ pub fn init(options: Options) -> bool {
         mapped.cast::<usize>().add(2).write(options.huge_pages as usize);
     }
     match BASE.compare_exchange(ptr::null_mut(), mapped, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => true,
+        Ok(_) => {
+            LINE_HALF.store(mapped.addr() + PAGE + size, Ordering::Relaxed);
+            true
+        }
         Err(_) => {
             // Another thread published first; nobody has seen our mapping.
             // SAFETY: `mapped` is the `total`-byte mapping made above (page-aligned) and
@@ -208,7 +262,7 @@ pub fn decide_huge_pages() {
         // SAFETY: the region's data lies inside its mapping, which stays mapped for the life
         // of the process; pages already in place keep their contents. Failure changes
         // nothing.
-        unsafe { os::huge_pages(base.add(PAGE), size) };
+        unsafe { os::huge_pages(base.add(PAGE), 2 * size) };
     }
     HUGE_STATE.store(if cheap { HUGE_YES } else { HUGE_NO }, Ordering::Relaxed);
 }
@@ -270,11 +324,22 @@ pub fn initialized() -> bool {
 }
 
 /// Carves a window of at most `want` and at least `need` bytes (both multiples of
-/// `PAGE`, `need <= want`), or `None` when the region is not set up or has fewer
-/// than `need` bytes left. The window is fresh: never handed out before, all zero.
-/// It is populated if the region was set up so and `populate` is true.
+/// `PAGE`, `need <= want`) from the main half, or `None` when the region is not set up
+/// or has fewer than `need` bytes left. The window is fresh: never handed out before,
+/// all zero. It is populated if the region was set up so and `populate` is true.
 pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
-    debug_assert!(need <= want);
+    carve_in(need, want, populate, Place::Main)
+}
+
+/// [`carve`] from the line half: for a heap's line window alone, whose chunks are all 64
+/// bytes (see [`Place::Line`]). It counts against the region's limit as a main window
+/// does.
+pub fn carve_line(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
+    carve_in(need, want, populate, Place::Line)
+}
+
+fn carve_in(need: usize, want: usize, populate: bool, half: Place) -> Option<(*mut u8, usize)> {
+    debug_assert!(need <= want && half != Place::Outside);
     let (base, size) = current()?;
     let mut off = NEXT.load(Ordering::Relaxed);
     loop {
@@ -289,8 +354,18 @@ pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize
                 if off < HUGE_CHECK_AT && off + len >= HUGE_CHECK_AT {
                     decide_huge_pages();
                 }
-                // SAFETY: PAGE + off + len <= PAGE + size: inside the mapping.
-                let start = unsafe { base.add(PAGE + off) };
+                // A line window takes the same length at the line half's cursor; the main
+                // range `off..off + len` it was counted as is skipped. `LINE_NEXT` only
+                // ever grows by lengths that `NEXT` grew by first, so it stays at most
+                // `NEXT`, at most `size`.
+                let at = match half {
+                    Place::Line => size + LINE_NEXT.fetch_add(len, Ordering::Relaxed),
+                    _ => off,
+                };
+                // SAFETY: PAGE + at + len <= PAGE + 2 * size: inside the mapping (a main
+                // `at` is `off`, `off + len <= size`; a line one is `size` plus at most
+                // `NEXT - len` before this carve's add, so `at + len <= 2 * size`).
+                let start = unsafe { base.add(PAGE + at) };
                 // SAFETY: the descriptor's second word is immutable once published.
                 if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {
                     // SAFETY: the window is ours, inside the read-write mapping. The call

@@ -103,21 +103,21 @@ pub unsafe fn alloc<S: HeapSlot, const ZERO: bool>(
 #[inline(always)]
 pub unsafe fn alloc_fast<S: HeapSlot, const ZERO: bool>(csz: usize, mode: Mode) -> *mut u8 {
     // SAFETY: forwarded caller contract; the fast path allocates nothing through `S`.
-    unsafe { S::with_heap(|heap| heap.alloc_fast::<ZERO>(csz, mode)) }
+    unsafe { S::with_heap(|heap| heap.alloc_fast::<ZERO>(csz, mode, S::CHUNK_PHASE)) }
 }
 
 /// Gives region chunk `chunk` of `csz` bytes back to the current thread's heap.
 ///
 /// # Safety
-/// `chunk` is a live region chunk (from any thread's heap) whose chunk size in `mode` is
-/// `csz`; it is not used afterwards.
+/// `chunk` is a live region chunk (from any thread's heap of slot `S`) whose chunk size
+/// in `mode` is `csz`; it is not used afterwards.
 ///
 /// (A block the region served was aligned to at most [`MAX_ALIGN`], so its front end
 /// computes `csz` with [`chunk_size`]: the test of [`chunk_for`] is known to pass.)
 #[inline(always)]
 pub unsafe fn free<S: HeapSlot>(chunk: *mut u8, csz: usize, mode: Mode) {
     // SAFETY: forwarded caller contract; freeing never allocates.
-    unsafe { S::with_heap(|heap| heap.free(chunk, csz, mode)) }
+    unsafe { S::with_heap(|heap| heap.free(chunk, csz, mode, S::CHUNK_PHASE)) }
 }
 
 /// What [`resize`] did with a region chunk.

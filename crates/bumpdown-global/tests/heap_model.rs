@@ -4,7 +4,8 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use bumpdown_global::region::{self, Options};
+use bumpdown_global::heap::PHASE_HEADER;
+use bumpdown_global::region::{self, Options, Place};
 use bumpdown_global::{chunk_size, Heap, Mode};
 
 /// The tests carve windows from the one region of this process. They take turns: a
@@ -28,6 +29,10 @@ struct Block {
     align: usize,
     heap: usize,
     seed: u8,
+    /// A resize was tried: a grown block may lie in the window of another band than its
+    /// new size's, and a failed growth may have moved its heap to a new window; either way
+    /// freeing it need not give its bytes back to the bump pointer.
+    resized: bool,
 }
 
 fn fill(b: &Block) {
@@ -44,9 +49,11 @@ fn check(b: &Block) {
     }
 }
 
-fn run_program(mode: Mode, seed: u64, ops: usize) {
+fn run_program(mode: Mode, phase: usize, seed: u64, ops: usize) {
     let mut heaps = [Heap::EMPTY, Heap::EMPTY];
     let mut live: Vec<Block> = Vec::new();
+    // Each heap's last block handed out, while it is live.
+    let mut newest: [Option<*mut u8>; 2] = [None; 2];
     let mut x = seed;
     let mut rand = move || {
         x ^= x << 13;
@@ -63,26 +70,32 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                     0 => (r >> 8) as usize % 20_000,
                     _ => (r >> 8) as usize % 300,
                 };
-                let align = 1usize << ((r >> 32) % 13); // 1..=4096
+                // A phased heap (the `malloc` front end's) is asked for 16-aligned chunks
+                // with room for its header in front.
+                let (size, align) = match phase {
+                    0 => (size, 1usize << ((r >> 32) % 13)),               // 1..=4096
+                    _ => (size.max(1) + phase, 1usize << ((r >> 32) % 5)), // 1..=16
+                };
                 let zero = (r >> 40) % 4 == 0;
                 let Some(csz) = chunk_size(size, align, mode) else { continue };
                 // SAFETY: csz from chunk_size; align is a power of two <= 4096.
                 let p = unsafe {
                     if zero {
-                        heaps[h].alloc::<true>(csz, align, mode, 0, &options)
+                        heaps[h].alloc::<true>(csz, align, mode, phase, &options)
                     } else {
-                        heaps[h].alloc::<false>(csz, align, mode, 0, &options)
+                        heaps[h].alloc::<false>(csz, align, mode, phase, &options)
                     }
                 };
                 assert!(!p.is_null(), "op {op}: region exhausted");
-                assert_eq!(p.addr() % align.max(csz.min(16)), 0);
+                assert_eq!((p.addr() + phase) % align.max(csz.min(16)), 0);
                 assert!(region::contains(p));
                 if zero {
                     // SAFETY: a fresh block of csz bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p, csz) };
                     assert!(bytes.iter().all(|&b| b == 0), "op {op}: zeroed block is dirty");
                 }
-                let b = Block { p, size, csz, align, heap: h, seed: r as u8 };
+                let b = Block { p, size, csz, align, heap: h, seed: r as u8, resized: false };
+                newest[h] = Some(p);
                 fill(&b);
                 live.push(b);
             }
@@ -90,24 +103,31 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 let i = (r >> 8) as usize % live.len();
                 let b = live.swap_remove(i);
                 check(&b);
+                if newest[b.heap] == Some(b.p) {
+                    newest[b.heap] = None;
+                }
                 // Freed on a random heap: blocks move between threads.
                 // SAFETY: b is live with chunk size csz; not used again.
-                unsafe { heaps[h].free(b.p, b.csz, mode) };
+                unsafe { heaps[h].free(b.p, b.csz, mode, phase) };
             }
             6 if !live.is_empty() => {
                 // Free the newest block of its heap: the next same-size request gets it back.
                 let b = live.pop().unwrap();
-                let (p, csz, align, heap) = (b.p, b.csz, b.align, b.heap);
+                let (p, csz, align, heap, resized) = (b.p, b.csz, b.align, b.heap, b.resized);
                 check(&b);
                 // SAFETY: as above.
-                unsafe { heaps[heap].free(p, csz, mode) };
+                unsafe { heaps[heap].free(p, csz, mode, phase) };
                 // SAFETY: csz from chunk_size.
-                let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, 0, &options) };
-                if mode == Mode::Bump && p.addr() % 16 == 0 {
-                    assert!(q == p || live.iter().any(|o| o.heap == heap), "op {op}: newest block not reused");
+                let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, phase, &options) };
+                // (An over-aligned 64-byte chunk comes from the large window, and this
+                // 16-aligned request from the line window.)
+                let same_window = csz != 64 || align <= 16;
+                if mode == Mode::Bump && newest[heap] == Some(p) && !resized && same_window {
+                    assert_eq!(q, p, "op {op}: newest block not reused");
                 }
-                assert_eq!(q.addr() % align.min(16), 0, "op {op}");
-                let b = Block { p: q, size: csz, csz, align: align.min(16), heap, seed: r as u8 };
+                newest[heap] = Some(q);
+                assert_eq!((q.addr() + phase) % align.min(16), 0, "op {op}");
+                let b = Block { p: q, size: csz, csz, align: align.min(16), heap, seed: r as u8, resized: false };
                 fill(&b);
                 live.push(b);
             }
@@ -118,13 +138,14 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
                 let new_size = (r >> 8) as usize % 40_000;
                 let Some(new) = chunk_size(new_size, b.align, mode) else { continue };
                 // SAFETY: b is live with chunk size b.csz; new from chunk_size.
-                if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode, 0) } {
+                if unsafe { heaps[b.heap].resize_in_place(b.p, b.csz, new, mode, phase) } {
                     b.size = b.size.min(new_size);
                     check(b);
                     b.csz = new;
                     b.size = new_size;
                     fill(b);
                 }
+                b.resized = true;
             }
             _ => {}
         }
@@ -134,13 +155,23 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
             for w in ranges.windows(2) {
                 assert!(w[0].1 <= w[1].0, "op {op}: overlap {w:x?}");
             }
+            // The region's line half holds line chunks alone, whose block (past the
+            // phase) starts on a line: the `malloc` front end's `free` counts on it.
+            for b in live.iter().filter(|b| region::place(b.p) == Place::Line) {
+                assert!(
+                    b.csz == 64 && (b.p.addr() + phase) % 64 == 0,
+                    "op {op}: {:?} of {} bytes in the line half",
+                    b.p,
+                    b.csz
+                );
+            }
             live.iter().for_each(check);
         }
     }
     for b in live.drain(..) {
         check(&b);
         // SAFETY: live block, not used again.
-        unsafe { heaps[b.heap].free(b.p, b.csz, mode) };
+        unsafe { heaps[b.heap].free(b.p, b.csz, mode, phase) };
     }
 }
 
@@ -148,7 +179,7 @@ fn run_program(mode: Mode, seed: u64, ops: usize) {
 fn recycling_programs() {
     let _turn = one_at_a_time();
     for seed in 1..=4 {
-        run_program(Mode::Recycle, (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), 20_000);
+        run_program(Mode::Recycle, 0, (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), 20_000);
     }
 }
 
@@ -156,7 +187,19 @@ fn recycling_programs() {
 fn bump_programs() {
     let _turn = one_at_a_time();
     for seed in 1..=4 {
-        run_program(Mode::Bump, (seed as u64).wrapping_mul(0xD1B5_4A32_D192_ED03), 20_000);
+        run_program(Mode::Bump, 0, (seed as u64).wrapping_mul(0xD1B5_4A32_D192_ED03), 20_000);
+    }
+}
+
+/// The same programs on heaps of the `malloc` front end's phase: 16-aligned requests with
+/// room for its header, free-list links `PHASE_HEADER` bytes into each chunk.
+#[test]
+fn recycling_and_bump_programs_on_phased_heaps() {
+    let _turn = one_at_a_time();
+    for seed in 1..=4 {
+        let seed = (seed as u64).wrapping_mul(0x2545_F491_4F6C_DD1D);
+        run_program(Mode::Recycle, PHASE_HEADER, seed, 20_000);
+        run_program(Mode::Bump, PHASE_HEADER, seed, 20_000);
     }
 }
 
@@ -172,7 +215,7 @@ fn newest_block_reuse_and_growth_on_a_fresh_heap() {
             let b = h.alloc::<false>(csz, 16, mode, 0, &options);
             assert_eq!(b.addr(), a.addr() + csz);
             b.write_bytes(0xEE, csz);
-            h.free(b, csz, mode);
+            h.free(b, csz, mode, 0);
             // The dirty bytes came back to the bump pointer: a zeroed request rewrites them.
             let c = h.alloc::<true>(csz, 16, mode, 0, &options);
             assert_eq!(c, b);
@@ -180,8 +223,8 @@ fn newest_block_reuse_and_growth_on_a_fresh_heap() {
             // Grow past the first window (64 KiB): the adjacent next window extends it.
             let big = chunk_size(200_000, 16, Mode::Bump).unwrap();
             assert!(h.resize_in_place(c, csz, big, Mode::Bump, 0));
-            h.free(c, big, Mode::Bump);
-            h.free(a, csz, mode);
+            h.free(c, big, Mode::Bump, 0);
+            h.free(a, csz, mode, 0);
         }
     }
 }
@@ -224,7 +267,7 @@ fn each_band_bumps_its_own_window() {
         assert_eq!((sixteen, o.addr() % 16), (16, 0));
         blocks.extend([(t, tiny), (o, sixteen)]);
         for (p, csz) in blocks {
-            h.free(p, csz, mode);
+            h.free(p, csz, mode, 0);
         }
     }
 }
@@ -252,7 +295,7 @@ fn over_aligned_blocks_are_reused_after_a_free() {
                     assert_eq!(p.addr() % align, 0);
                     p.write_bytes(0xA5, csz);
                     spacers.push(h.alloc::<false>(spacer, 16, mode, 0, &options));
-                    h.free(p, csz, mode);
+                    h.free(p, csz, mode, 0);
                 }
             };
             rounds(1);
@@ -260,7 +303,7 @@ fn over_aligned_blocks_are_reused_after_a_free() {
             rounds(200);
             assert_eq!(region::used(), after_one, "align {align}: 200 rounds took more windows");
             for p in spacers {
-                h.free(p, spacer, mode);
+                h.free(p, spacer, mode, 0);
             }
         }
     }
@@ -284,13 +327,13 @@ fn blocks_resized_while_their_new_class_has_a_free_block_move_there() {
         let mut a = h.alloc::<false>(small, 16, mode, 0, &options);
         if !h.resize_in_place(a, small, big, mode, 0) {
             let moved = h.alloc::<false>(big, 16, mode, 0, &options);
-            h.free(a, small, mode);
+            h.free(a, small, mode, 0);
             a = moved;
         }
         a.write_bytes(0xA5, big);
         let newer = h.alloc::<false>(small, 16, mode, 0, &options);
-        h.free(a, big, mode);
-        h.free(newer, small, mode);
+        h.free(a, big, mode, 0);
+        h.free(newer, small, mode, 0);
     };
     round(&mut h);
     let after_one = region::used();
@@ -303,15 +346,15 @@ fn blocks_resized_while_their_new_class_has_a_free_block_move_there() {
     unsafe {
         let spare = h.alloc::<false>(small, 16, mode, 0, &options);
         let newer = h.alloc::<false>(small, 16, mode, 0, &options);
-        h.free(spare, small, mode);
+        h.free(spare, small, mode, 0);
         // A class no block has had yet: `b` is bumped, the newest of its window.
         let other = chunk_size(10_000, 16, mode).unwrap();
         let b = h.alloc::<false>(other, 16, mode, 0, &options);
         assert!(!h.resize_in_place(b, other, small, mode, 0));
         let fresh_class = chunk_size(40, 16, mode).unwrap();
         assert!(h.resize_in_place(b, other, fresh_class, mode, 0));
-        h.free(b, fresh_class, mode);
-        h.free(newer, small, mode);
+        h.free(b, fresh_class, mode, 0);
+        h.free(newer, small, mode, 0);
     }
 }
 
@@ -342,10 +385,10 @@ fn a_phased_heap_keeps_its_chunks_at_its_phase() {
             blocks.push((p, grown));
             // Freed blocks come back from the lists at the same phase.
             for (p, csz) in blocks.drain(..).rev().skip(1) {
-                h.free(p, csz, mode);
+                h.free(p, csz, mode, phase);
                 let q = h.alloc::<false>(csz, 16, mode, phase, &options);
                 assert!(at_phase(q));
-                h.free(q, csz, mode);
+                h.free(q, csz, mode, phase);
             }
         }
     }
@@ -374,7 +417,7 @@ fn large_free_blocks_become_windows_for_small_blocks() {
                 let q = h.alloc::<false>(csz, 16, mode, 0, &options);
                 q.write_bytes(i as u8, csz);
                 if !a.0.is_null() {
-                    h.free(a.0, a.1, mode);
+                    h.free(a.0, a.1, mode, 0);
                     freed += a.1;
                 }
                 *a = (q, csz);
@@ -396,10 +439,10 @@ fn large_free_blocks_become_windows_for_small_blocks() {
         }
         for (i, &(p, csz)) in arrays.iter().enumerate() {
             assert!((0..csz).all(|j| *p.add(j) == i as u8), "array {i} was overwritten");
-            h.free(p, csz, mode);
+            h.free(p, csz, mode, 0);
         }
         for p in blocks {
-            h.free(p, small, mode);
+            h.free(p, small, mode, 0);
         }
     }
 }
@@ -429,6 +472,8 @@ fn line_chunks_start_their_blocks_on_a_cache_line() {
                 blocks.push((h.alloc::<false>(other, 16, mode, phase, &options), other));
                 let p = h.alloc::<false>(line, 16, mode, phase, &options);
                 assert!(on_a_line(p), "phase {phase}, {mode:?}: chunk {k} at {p:?}");
+                // Bumped from the region's line half, where nothing else lies.
+                assert_eq!(region::place(p), Place::Line, "phase {phase}, {mode:?}: chunk {k}");
                 blocks.push((p, line));
             }
             // The newest line chunk does not grow in place; a smaller chunk does.
@@ -438,7 +483,7 @@ fn line_chunks_start_their_blocks_on_a_cache_line() {
             // Freed line chunks come back from the list on a line, and new ones still land
             // on one.
             for (p, csz) in blocks.drain(..).rev() {
-                h.free(p, csz, mode);
+                h.free(p, csz, mode, phase);
             }
             for _ in 0..3 * 5000 {
                 let p = h.alloc::<false>(line, 16, mode, phase, &options);
@@ -446,7 +491,7 @@ fn line_chunks_start_their_blocks_on_a_cache_line() {
                 blocks.push((p, line));
             }
             for (p, csz) in blocks {
-                h.free(p, csz, mode);
+                h.free(p, csz, mode, phase);
             }
         }
     }
