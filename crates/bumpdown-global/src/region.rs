@@ -101,10 +101,16 @@ fn current() -> Option<(*mut u8, usize)> {
     Some((base, size))
 }
 
-/// Whether `p` points into the region's data (where region allocations live).
+/// Whether `p` points into the region's data (where region allocations live), in either
+/// half.
 #[inline(always)]
 pub fn contains(p: *const u8) -> bool {
-    place(p) != Place::Outside
+    match current() {
+        // The data starts at base + PAGE; the descriptor page is never handed out. No
+        // overflow: the mapping of PAGE + 2 * size bytes exists.
+        Some((base, size)) => p.addr().wrapping_sub(base.addr() + PAGE) < 2 * size,
+        None => false,
+    }
 }
 
 /// Where an address lies (see [`place`]).

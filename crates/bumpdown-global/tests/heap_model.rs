@@ -89,6 +89,8 @@ fn run_program(mode: Mode, phase: usize, seed: u64, ops: usize) {
                 assert!(!p.is_null(), "op {op}: region exhausted");
                 assert_eq!((p.addr() + phase) % align.max(csz.min(16)), 0);
                 assert!(region::contains(p));
+                // Only line chunks lie in the line half.
+                assert!(region::place(p) == Place::Main || csz == 64, "op {op}: {csz} bytes at {p:?} in the line half");
                 if zero {
                     // SAFETY: a fresh block of csz bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p, csz) };
@@ -474,6 +476,7 @@ fn line_chunks_start_their_blocks_on_a_cache_line() {
                 assert!(on_a_line(p), "phase {phase}, {mode:?}: chunk {k} at {p:?}");
                 // Bumped from the region's line half, where nothing else lies.
                 assert_eq!(region::place(p), Place::Line, "phase {phase}, {mode:?}: chunk {k}");
+                assert!(region::contains(p) && !region::contains(&k as *const usize as *const u8));
                 blocks.push((p, line));
             }
             // The newest line chunk does not grow in place; a smaller chunk does.
