@@ -103,9 +103,9 @@ echo "== valgrind memcheck, our malloc"
 if [ -n "${BUMPDOWN_PLANT_BUG:-}" ]; then
     clean "planted" -- "$out/planted" "$BUMPDOWN_PLANT_BUG"
 fi
-clean "planted none: usable(1)=8" -- "$out/planted" none
-# The preload is in effect: 1 byte + the 8-byte header take a 16-byte chunk (glibc: 24).
-clean "usable(1)=8" -- "$out/entry_points"
+clean "planted none: usable(1)=16" -- "$out/planted" none
+# The preload is in effect: 1 byte takes a bare 16-byte zone chunk (glibc: 24).
+clean "usable(1)=16" -- "$out/entry_points"
 clean "entry points: ok" BUMPDOWN_MODE=bump -- "$out/entry_points"
 clean "entry points: ok" BUMPDOWN_LIMIT=64K -- "$out/entry_points"
 clean "entry points: ok" BUMPDOWN_LIMIT=0 -- "$out/entry_points"
@@ -137,7 +137,7 @@ done
 echo "== UndefinedBehaviorSanitizer, our malloc"
 "$cc" -w -g -O1 -pthread -fsanitize=undefined -fno-sanitize-recover=all \
     "$here/tests/entry_points.c" -o "$out/entry_points_ubsan"
-for run in ":usable(1)=8" "BUMPDOWN_MODE=bump:usable(1)=8" "BUMPDOWN_LIMIT=0:entry points: ok"; do
+for run in ":usable(1)=16" "BUMPDOWN_MODE=bump:usable(1)=8" "BUMPDOWN_LIMIT=0:entry points: ok"; do
     settings=${run%%:*}
     expect=${run#*:}
     # shellcheck disable=SC2086

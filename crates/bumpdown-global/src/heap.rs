@@ -45,6 +45,10 @@
 //! reading the header: under python3's workload that read was the most frequent cache
 //! miss of `free`, the header of a block that starts on a line lying in the line before.
 //!
+//! Besides its four windows, a heap has one window per *zone* of the region, each bumping
+//! chunks of one size (16 to 256 bytes), for a front end that hands blocks out without a
+//! header: see [`Heap::alloc_zoned`] and the zones' invariant there.
+//!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
 //! multiple of `GRAIN`. `BumpGlobal` hands chunks out as they are (phase 0, so they are
@@ -90,7 +94,7 @@ use bumpdown::engine::{Cursor, Engine};
 use bumpdown::AllocError;
 
 use crate::classes::{class_chunk, class_of_chunk, class_size, floor_class, CLASSES, CLASS_MAX, GRAIN, TINY};
-use crate::region;
+use crate::region::{self, zone_size, ZONES};
 use crate::shadow;
 
 // Window ends are multiples of GRAIN (of region::PAGE when carved); `bump_up` asks for
@@ -187,6 +191,11 @@ pub struct Heap {
     /// `[tiny, small, large, line]`: indexed by [`band`].
     windows: [Window; 4],
     free: [*mut u8; CLASSES],
+    /// One window per zone of the region (see [`Heap::alloc_zoned`]): window `k` lies in
+    /// zone `k` and bumps chunks of `zone_size(k)` bytes only.
+    zones: [Window; ZONES],
+    /// One free list per zone, of that zone's chunks (links at their start).
+    zone_free: [*mut u8; ZONES],
 }
 
 /// One bump window; see the module invariant.
@@ -387,6 +396,8 @@ impl Heap {
     pub const EMPTY: Heap = Heap {
         windows: [Window::EMPTY, Window::EMPTY, Window::EMPTY, Window::EMPTY],
         free: [ptr::null_mut(); CLASSES],
+        zones: [Window::EMPTY; ZONES],
+        zone_free: [ptr::null_mut(); ZONES],
     };
 
     /// Allocates a chunk of `csz` bytes (from [`chunk_size`]) aligned to `align`
@@ -763,6 +774,115 @@ impl Heap {
         // The region is set up (the block is in it), so `init` is never called. Asking for
         // `new` bytes makes a non-adjacent window big enough for the moved block.
         self.refill(i, new, mode, phase, &|| region::Options::new(0))
+    }
+}
+
+/// Zones: headerless chunks whose size the address tells.
+///
+/// A heap has one more window per zone of the region ([`region::Place::Zone`]): zone `k`'s
+/// window bumps chunks of [`zone_size`]`(k)` bytes (16 to 256) and nothing else, carved
+/// from that zone alone, and its free blocks go to a list of their own. A front end that
+/// writes a header in front of each block (the `malloc` front end) can hand a zone chunk
+/// out bare: `free` finds its size from its address ([`region::place`]). So a `malloc(48)`
+/// takes 48 bytes, not 64 with its header, and blocks of one size lie together, as in a
+/// size-segregated allocator (jemalloc, mimalloc).
+///
+/// # INVARIANT (with the module's)
+/// * `zones[k]` is empty (`cur == end == 0`) or `cur..end` lies in zone `k`, belongs to
+///   this heap alone and overlaps no block; `cur` is a multiple of 16 and `end` of
+///   `region::PAGE`; bytes from `max(cur, fresh)` to `end` are zero.
+/// * `zone_free[k]` is null or the first of a null-terminated list of chunks of zone `k`,
+///   not allocated, in no other list, each holding the next's address in its first word.
+impl Heap {
+    /// A chunk of `zone_size(k)` bytes from zone `k`, 16-aligned, zeroed when `ZERO`, from
+    /// the zone's free list or window; null when neither has one (the caller then calls
+    /// [`Heap::alloc_zoned`]). Calls nothing.
+    ///
+    /// # Safety
+    /// `k < ZONES`.
+    #[inline(always)]
+    pub unsafe fn alloc_zoned_fast<const ZERO: bool>(&mut self, k: usize) -> *mut u8 {
+        let csz = zone_size(k);
+        // SAFETY: k < ZONES (the caller).
+        let head = unsafe { self.zone_free.get_unchecked_mut(k) };
+        if !head.is_null() {
+            // SAFETY: the list is not empty; its chunks are `csz` bytes, links at 0.
+            return unsafe { pop::<ZERO>(head, csz, 0) };
+        }
+        // SAFETY: k < ZONES.
+        let w = unsafe { self.zones.get_unchecked_mut(k) };
+        // Alignment 1: the cursor stays a multiple of 16 (every chunk is).
+        match w.bump(csz, 1) {
+            // SAFETY: `p` was just taken by `bump` for `csz` bytes.
+            Some(p) => unsafe { w.hand_out::<ZERO>(p, csz) },
+            None => ptr::null_mut(),
+        }
+    }
+
+    /// [`alloc_zoned_fast`](Heap::alloc_zoned_fast), or a new window for zone `k` when the
+    /// old one is full (setting the region up with `init()` if it is not yet). Null when
+    /// the zone or the region has no room: the caller serves the request elsewhere.
+    ///
+    /// # Safety
+    /// `k < ZONES`.
+    pub unsafe fn alloc_zoned<const ZERO: bool>(&mut self, k: usize, init: &impl Fn() -> region::Options) -> *mut u8 {
+        // SAFETY: k < ZONES (the caller).
+        let p = unsafe { self.alloc_zoned_fast::<ZERO>(k) };
+        if !p.is_null() || !self.refill_zone(k, init) {
+            return p;
+        }
+        // SAFETY: as above; the window now has room for a chunk.
+        unsafe { self.alloc_zoned_fast::<ZERO>(k) }
+    }
+
+    /// Gives zone `k`'s window a new stretch of the zone; false when there is none. The
+    /// old window's tail, shorter than a chunk (the window is refilled only when a chunk
+    /// does not fit), is left unused.
+    #[cold]
+    fn refill_zone(&mut self, k: usize, init: &impl Fn() -> region::Options) -> bool {
+        if !region::initialized() && !region::init(init()) {
+            return false;
+        }
+        let w = &mut self.zones[k];
+        let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
+        // A window's first carve is left to fault in lazily (see `Options::populate`).
+        let Some((start, len)) = region::carve_zone(k, region::PAGE, window, w.next != 0) else {
+            return false;
+        };
+        w.next = (window * 2).min(MAX_WINDOW);
+        if start.addr() == w.end {
+            w.end += len;
+        } else {
+            w.cur = start;
+            w.end = start.addr() + len;
+            w.fresh = start.addr();
+        }
+        true
+    }
+
+    /// Frees chunk `p` of zone `k`: taken back by the bump pointer when it is its zone
+    /// window's newest, else listed.
+    ///
+    /// # Safety
+    /// `p` is a live chunk of zone `k` (from any thread's heap), not used afterwards.
+    #[inline(always)]
+    pub unsafe fn free_zoned(&mut self, p: *mut u8, k: usize) {
+        let csz = zone_size(k);
+        // SAFETY: k < ZONES (a zone's index).
+        let w = unsafe { self.zones.get_unchecked_mut(k) };
+        // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. (Another
+        // heap's zone window may end where this one's starts: as for the bands, see
+        // `WindowCursor::far_end`.)
+        if !unsafe { w.cursor().free_newest(NonNull::new_unchecked(p), csz) } {
+            // SAFETY: k < ZONES.
+            let head = unsafe { self.zone_free.get_unchecked_mut(k) };
+            shadow::defined(p, size_of::<*mut u8>());
+            // SAFETY: p is an owned chunk of at least 16 bytes, 16-aligned.
+            unsafe { p.cast::<*mut u8>().write(*head) };
+            shadow::no_access(p, size_of::<*mut u8>());
+            *head = p;
+        }
+        shadow::no_access(p, csz);
     }
 }
 

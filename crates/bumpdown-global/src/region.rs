@@ -2,25 +2,28 @@
 //!
 //! # INVARIANT
 //! * `BASE` is `UNINIT` (0), `FAILED` (1), or the start of a live anonymous mapping of
-//!   `PAGE + 2 * size` bytes whose first word holds `size` (a multiple of `PAGE`), whose
-//!   second word holds 1 if carved windows are to be populated, and whose third word holds
-//!   1 if transparent huge pages were asked for. Once it leaves `UNINIT` it never changes,
-//!   and the mapping is never unmapped: pointers into it stay valid for the life of the
-//!   process.
-//! * The data, from `BASE + PAGE`, has two halves of `size` bytes: the *main* half, where
-//!   windows of every band are carved, and the *line* half ([`Place::Line`]), where only
-//!   the windows of 64-byte chunks are (see [`carve_line`]).
-//! * `NEXT` is the number of data bytes already handed to windows, in both halves;
-//!   `NEXT <= size`, it only grows. The main half's windows are carved at offsets below
-//!   `NEXT`, the line half's at line-half offsets below `LINE_NEXT`, and `LINE_NEXT <=
-//!   NEXT` (a line window's bytes are counted in both, and its main-half counterpart is
-//!   skipped, never handed out). Each byte is handed out at most once. Bytes at main
-//!   offsets `>= NEXT` and line offsets `>= LINE_NEXT` have never been written: they are
-//!   zero.
+//!   `PAGE + 3 * span` bytes whose first word holds `size` (a multiple of `PAGE`), whose
+//!   second word holds 1 if carved windows are to be populated, whose third word holds 1
+//!   if transparent huge pages were asked for, and whose fourth holds `log2(span)`, `span`
+//!   being a power of two, at least `size` and at least `ZONES` MiB. Once it leaves
+//!   `UNINIT` it never changes, and the mapping is never unmapped: pointers into it stay
+//!   valid for the life of the process.
+//! * The data, from `BASE + PAGE`, has three spans: the *main* one, where windows of every
+//!   band are carved; the *line* one ([`Place::Line`]), where only the windows of 64-byte
+//!   chunks are (see [`carve_line`]); and the *zones* ([`Place::Zone`]), [`ZONES`] equal
+//!   parts of a span, zone `k` holding only the windows of chunks of `zone_size(k)` bytes
+//!   (see [`carve_zone`]).
+//! * `NEXT` is the number of data bytes already handed to windows, in all three spans;
+//!   `NEXT <= size`, it only grows. The main span's windows are carved at offsets below
+//!   `NEXT`, the line span's at line offsets below `LINE_NEXT`, zone `k`'s at offsets in
+//!   the zone below `ZONE_NEXT[k]`, at most the zone's length. `LINE_NEXT <= NEXT` (a
+//!   line window's bytes are counted in both, and its main counterpart is skipped, never
+//!   handed out; a zone's are counted the same way). Each byte is handed out at most once.
+//!   Bytes at offsets past those cursors have never been written: they are zero.
 //!
-//! The line half costs address space, not memory: `NEXT` counts every carved byte, so the
-//! region's limit (`size`) holds for the two halves together, and a skipped main range is
-//! never touched, so never faulted in.
+//! The line span and the zones cost address space, not memory: `NEXT` counts every
+//! carved byte, so the region's limit (`size`) holds for the three together, and a
+//! skipped main range is never touched, so never faulted in.
 //!
 //! Several threads may race to set the region up: each maps its own reservation and
 //! publishes it with one compare-exchange of `BASE`; losers unmap theirs. There is no lock
@@ -50,9 +53,26 @@ static BASE: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 /// See the module invariant.
 static LINE_NEXT: AtomicUsize = AtomicUsize::new(0);
-/// Where the line half starts, once the region is published (`usize::MAX` before and
-/// when there is none): a copy of `BASE + PAGE + size` for [`in_line_half`].
+/// Where the line span starts, once the region is published (`usize::MAX` before and
+/// when there is none): a copy of `BASE + PAGE + span` for [`in_line_half`].
 static LINE_HALF: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Number of zones: chunks of 16, 32, ..., `16 * ZONES` bytes (see [`zone_size`]).
+pub const ZONES: usize = 16;
+const ZONE_LOG: u32 = ZONES.trailing_zeros();
+/// The largest chunk a zone holds.
+pub const ZONE_MAX: usize = zone_size(ZONES - 1);
+/// The smallest span: each zone at least 1 MiB.
+const MIN_SPAN: usize = ZONES << 20;
+
+/// The chunk size of zone `k`: `16 * (k + 1)` bytes.
+#[inline(always)]
+pub const fn zone_size(k: usize) -> usize {
+    (k + 1) * 16
+}
+
+/// See the module invariant.
+static ZONE_NEXT: [AtomicUsize; ZONES] = [const { AtomicUsize::new(0) }; ZONES];
 
 /// Fallback allocations made (any reason).
 pub(crate) static FALLBACKS: AtomicUsize = AtomicUsize::new(0);
@@ -101,14 +121,26 @@ fn current() -> Option<(*mut u8, usize)> {
     Some((base, size))
 }
 
-/// Whether `p` points into the region's data (where region allocations live), in either
-/// half.
+/// The region's base and `log2(span)`, if it is set up.
+#[inline(always)]
+fn layout() -> Option<(*mut u8, u32)> {
+    let base = BASE.load(Ordering::Acquire);
+    if base.addr() <= FAILED {
+        return None;
+    }
+    // SAFETY: as in `current`, for the fourth word.
+    let shift = unsafe { base.cast::<usize>().add(3).read() } as u32;
+    Some((base, shift))
+}
+
+/// Whether `p` points into the region's data (where region allocations live), in any
+/// span.
 #[inline(always)]
 pub fn contains(p: *const u8) -> bool {
-    match current() {
+    match layout() {
         // The data starts at base + PAGE; the descriptor page is never handed out. No
-        // overflow: the mapping of PAGE + 2 * size bytes exists.
-        Some((base, size)) => p.addr().wrapping_sub(base.addr() + PAGE) < 2 * size,
+        // overflow: the mapping of PAGE + 3 * span bytes exists.
+        Some((base, shift)) => p.addr().wrapping_sub(base.addr() + PAGE) < 3 << shift,
         None => false,
     }
 }
@@ -118,35 +150,38 @@ pub fn contains(p: *const u8) -> bool {
 pub enum Place {
     /// In the main half of the region's data.
     Main,
-    /// In the line half: only chunks of a heap's line window lie there (64 bytes, see
+    /// In the line span: only chunks of a heap's line window lie there (64 bytes, see
     /// `heap::LINE`), so a front end knows such a block's size from its address alone.
     Line,
+    /// In zone `k`: only chunks of [`zone_size`]`(k)` bytes lie there, at multiples of
+    /// 16 (a heap's zone windows, `Heap::alloc_zoned`).
+    Zone(usize),
     /// Not in the region (or no region).
     Outside,
 }
 
-/// Where `p` lies: in the region's main half, its line half, or outside the region.
+/// Where `p` lies: in the region's main span, its line span, a zone, or outside the
+/// region.
 #[inline(always)]
 pub fn place(p: *const u8) -> Place {
-    match current() {
+    match layout() {
         // The data starts at base + PAGE; the descriptor page is never handed out.
-        Some((base, size)) => {
+        Some((base, shift)) => {
             let offset = p.addr().wrapping_sub(base.addr() + PAGE);
-            if offset < size {
-                Place::Main
-            } else if offset - size < size {
-                Place::Line
-            } else {
-                Place::Outside
+            match offset >> shift {
+                0 => Place::Main,
+                1 => Place::Line,
+                2 => Place::Zone((offset >> (shift - ZONE_LOG)) & (ZONES - 1)),
+                _ => Place::Outside,
             }
         }
         None => Place::Outside,
     }
 }
 
-/// Whether `p`, known to point into the region's data, lies in its line half: one load
-/// and one comparison. May say no for a line-half pointer while another thread is
-/// setting the region up (never yes for a main one).
+/// Whether `p`, known to point into the region's main or line span, lies in the line
+/// span: one load and one comparison. May say no for a line pointer while another thread
+/// is setting the region up (never yes for a main one).
 #[inline(always)]
 pub fn in_line_half(p: *const u8) -> bool {
     p.addr() >= LINE_HALF.load(Ordering::Relaxed)
@@ -163,7 +198,10 @@ pub fn init(options: Options) -> bool {
     let Some(size) = options.size.checked_add(PAGE - 1).map(|s| s & !(PAGE - 1)) else {
         return publish_failure();
     };
-    let Some(total) = size.checked_mul(2).and_then(|data| data.checked_add(PAGE)) else {
+    let Some(span) = size.checked_next_power_of_two().map(|s| s.max(MIN_SPAN)) else {
+        return publish_failure();
+    };
+    let Some(total) = span.checked_mul(3).and_then(|data| data.checked_add(PAGE)) else {
         return publish_failure();
     };
     if size == 0 {
@@ -180,10 +218,11 @@ pub fn init(options: Options) -> bool {
         mapped.cast::<usize>().write(size);
         mapped.cast::<usize>().add(1).write(options.populate as usize);
         mapped.cast::<usize>().add(2).write(options.huge_pages as usize);
+        mapped.cast::<usize>().add(3).write(span.trailing_zeros() as usize);
     }
     match BASE.compare_exchange(ptr::null_mut(), mapped, Ordering::AcqRel, Ordering::Acquire) {
         Ok(_) => {
-            LINE_HALF.store(mapped.addr() + PAGE + size, Ordering::Relaxed);
+            LINE_HALF.store(mapped.addr() + PAGE + span, Ordering::Relaxed);
             true
         }
         Err(_) => {
@@ -253,7 +292,7 @@ static HUGE_STATE: AtomicU8 = AtomicU8::new(HUGE_UNDECIDED);
 #[cold]
 #[inline(never)]
 pub fn decide_huge_pages() {
-    let Some((base, size)) = current() else {
+    let Some((base, shift)) = layout() else {
         return;
     };
     // SAFETY: the descriptor's third word is immutable once published (invariant).
@@ -268,7 +307,7 @@ pub fn decide_huge_pages() {
         // SAFETY: the region's data lies inside its mapping, which stays mapped for the life
         // of the process; pages already in place keep their contents. Failure changes
         // nothing.
-        unsafe { os::huge_pages(base.add(PAGE), 2 * size) };
+        unsafe { os::huge_pages(base.add(PAGE), 3 << shift) };
     }
     HUGE_STATE.store(if cheap { HUGE_YES } else { HUGE_NO }, Ordering::Relaxed);
 }
@@ -337,40 +376,76 @@ pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize
     carve_in(need, want, populate, Place::Main)
 }
 
-/// [`carve`] from the line half: for a heap's line window alone, whose chunks are all 64
+/// [`carve`] from the line span: for a heap's line window alone, whose chunks are all 64
 /// bytes (see [`Place::Line`]). It counts against the region's limit as a main window
 /// does.
 pub fn carve_line(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
     carve_in(need, want, populate, Place::Line)
 }
 
-fn carve_in(need: usize, want: usize, populate: bool, half: Place) -> Option<(*mut u8, usize)> {
-    debug_assert!(need <= want && half != Place::Outside);
+/// [`carve`] from zone `k < ZONES`: for a heap's window of chunks of [`zone_size`]`(k)`
+/// bytes alone (see [`Place::Zone`]). It counts against the region's limit as a main
+/// window does; `None` also when the zone is full (the caller serves the request
+/// elsewhere).
+pub fn carve_zone(k: usize, need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
+    carve_in(need, want, populate, Place::Zone(k))
+}
+
+fn carve_in(need: usize, want: usize, populate: bool, span: Place) -> Option<(*mut u8, usize)> {
+    debug_assert!(need <= want && span != Place::Outside);
     let (base, size) = current()?;
+    let (_, shift) = layout()?;
+    // A zone's room first: its own cursor, then the limit. (A zone range whose bytes the
+    // limit then refuses stays unused: the region is full anyway.)
+    let mut want = want;
+    let zone_at = match span {
+        Place::Zone(k) => {
+            let zone = ZONE_NEXT.get(k)?;
+            // (A cursor may have gone past the zone's end: see below.)
+            let room = (1usize << (shift - ZONE_LOG)).saturating_sub(zone.load(Ordering::Relaxed));
+            if room < need {
+                return None;
+            }
+            want = want.min(room);
+            let at = zone.fetch_add(want, Ordering::Relaxed);
+            if at + want > 1 << (shift - ZONE_LOG) {
+                // Another thread took the room first; this range is left (address space).
+                return None;
+            }
+            Some((2 << shift) + (k << (shift - ZONE_LOG)) + at)
+        }
+        _ => None,
+    };
     let mut off = NEXT.load(Ordering::Relaxed);
     loop {
         let left = size - off;
         if left < need {
             return None;
         }
-        let len = if left < want { left } else { want };
+        // A zone's range is already taken: the limit counts all of it, or none.
+        let len = match zone_at {
+            Some(_) if left < want => return None,
+            _ => left.min(want),
+        };
         match NEXT.compare_exchange_weak(off, off + len, Ordering::Relaxed, Ordering::Relaxed) {
             Ok(_) => {
                 note_peak(off + len + FALLBACK_LIVE.load(Ordering::Relaxed));
                 if off < HUGE_CHECK_AT && off + len >= HUGE_CHECK_AT {
                     decide_huge_pages();
                 }
-                // A line window takes the same length at the line half's cursor; the main
+                // A line or zone window takes the same length at its own cursor; the main
                 // range `off..off + len` it was counted as is skipped. `LINE_NEXT` only
                 // ever grows by lengths that `NEXT` grew by first, so it stays at most
-                // `NEXT`, at most `size`.
-                let at = match half {
-                    Place::Line => size + LINE_NEXT.fetch_add(len, Ordering::Relaxed),
+                // `NEXT`, at most `size`, at most the span.
+                let at = match span {
+                    Place::Line => (1 << shift) + LINE_NEXT.fetch_add(len, Ordering::Relaxed),
+                    Place::Zone(_) => zone_at.unwrap_or(0),
                     _ => off,
                 };
-                // SAFETY: PAGE + at + len <= PAGE + 2 * size: inside the mapping (a main
-                // `at` is `off`, `off + len <= size`; a line one is `size` plus at most
-                // `NEXT - len` before this carve's add, so `at + len <= 2 * size`).
+                // SAFETY: PAGE + at + len <= PAGE + 3 * span: inside the mapping (a main
+                // `at` is `off`, `off + len <= size <= span`; a line one is `span` plus at
+                // most `NEXT - len` before this carve's add, so `at + len <= 2 * span`; a
+                // zone's lies inside its zone, checked above).
                 let start = unsafe { base.add(PAGE + at) };
                 // SAFETY: the descriptor's second word is immutable once published.
                 if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {

@@ -2,7 +2,10 @@
 //!
 //! Every function here is what the exported symbol of the same name does. Region blocks
 //! come from the thread's heap (a free-list pop or a bump), routed as `BumpGlobal` routes
-//! them ([`bumpdown_global::route`]); requests the region cannot serve (over 256 KiB in
+//! them ([`bumpdown_global::route`]), except that in recycling mode a block of up to 256
+//! bytes is a bare chunk of one of the region's zones (no header: see `region_block`),
+//! which under python3's workload took a tenth of the cache misses off the whole process
+//! (see `bench/results.md`). Requests the region cannot serve (over 256 KiB in
 //! recycling mode, alignment over 4096, region full or missing) go to glibc's `__libc_*`
 //! entry points, which never come back to us. Nothing here allocates through `malloc`,
 //! takes a lock, or panics.
@@ -16,7 +19,8 @@ use core::ptr;
 
 use bumpdown_global::classes::{round_up, GRAIN};
 use bumpdown_global::heap::{LINE, MAX_ALIGN, PHASE_HEADER};
-use bumpdown_global::region::Place;
+use bumpdown_global::region::{zone_size, Place, ZONE_MAX};
+use bumpdown_global::route::HeapSlot;
 use bumpdown_global::route::{self, Resize};
 use bumpdown_global::{chunk_size, region, shadow, Mode};
 
@@ -85,12 +89,42 @@ const fn fast_chunk(n: usize) -> usize {
     round_up(n + HDR, GRAIN)
 }
 
+/// The zone of a block of `n <= ZONE_MAX` bytes: the smallest whose chunks hold it (a
+/// block of 0 bytes takes 16, so that every block is distinct).
+#[inline(always)]
+const fn zone_of(n: usize) -> usize {
+    n.saturating_sub(1) / 16
+}
+
+/// A bare zone chunk for `n <= ZONE_MAX` bytes (see [`zone_of`]), zeroed when `ZERO`;
+/// null when the zone or the region has no room (the caller serves the request with a
+/// header, elsewhere in the region or from glibc).
+#[inline(always)]
+fn zoned<const ZERO: bool>(n: usize) -> *mut u8 {
+    let k = zone_of(n);
+    // SAFETY: k < ZONES (n <= ZONE_MAX); the heap's zone path allocates nothing through
+    // this library (`region_options` only reads the environment).
+    let p = unsafe { TlsHeap::with_heap(|h| h.alloc_zoned::<ZERO>(k, &region_options)) };
+    if !p.is_null() {
+        shadow::block_allocated(p, zone_size(k), ZERO);
+    }
+    p
+}
+
 /// `malloc`. The fast path (recycling mode, up to `FAST_MAX` bytes, a block from the
 /// thread's free list or window) calls nothing, so it saves no registers; everything
-/// else starts over in `malloc_general`.
+/// else starts over in `malloc_general`. Blocks of up to `ZONE_MAX` bytes are bare zone
+/// chunks (see `bumpdown_global::heap`'s zones), larger ones have a header.
 #[inline(always)]
 pub fn malloc(n: usize) -> *mut u8 {
-    if n <= FAST_MAX && recycling_known() {
+    if n <= ZONE_MAX && recycling_known() {
+        // SAFETY: zone_of(n) < ZONES; the fast path allocates nothing.
+        let p = unsafe { TlsHeap::with_heap(|h| h.alloc_zoned_fast::<false>(zone_of(n))) };
+        if !p.is_null() {
+            shadow::block_allocated(p, zone_size(zone_of(n)), false);
+            return p;
+        }
+    } else if n <= FAST_MAX && recycling_known() {
         let csz = fast_chunk(n);
         // SAFETY: n <= FAST_MAX, so csz <= FAST_MAX + HDR, 1 KiB: the heap's class is
         // then one shift.
@@ -113,6 +147,12 @@ pub fn malloc(n: usize) -> *mut u8 {
 #[inline(never)]
 extern "C" fn malloc_general(n: usize) -> *mut u8 {
     let mode = mode();
+    if n <= ZONE_MAX && mode == Mode::Recycle {
+        let p = zoned::<false>(n);
+        if !p.is_null() {
+            return p;
+        }
+    }
     if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
         // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple of
         // 16 (the heap's phase), so c + HDR is 16-aligned.
@@ -206,6 +246,12 @@ pub unsafe fn free(p: *mut u8) {
             // long (its chunk size); the caller gives it up.
             unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
         }
+        Place::Zone(k) => {
+            shadow::block_freed(p);
+            // SAFETY: p is a live bare chunk of zone k (zone chunks are handed out bare and
+            // start at multiples of 16); the caller gives it up; freeing allocates nothing.
+            unsafe { TlsHeap::with_heap(|h| h.free_zoned(p, k)) };
+        }
         // SAFETY: forwarded caller contract.
         Place::Outside => unsafe { free_outside(p) },
     }
@@ -234,6 +280,8 @@ unsafe fn region_block(p: *mut u8) -> Option<Header> {
         }
         // SAFETY: a live block of the main half has our header.
         Place::Main => Some(unsafe { header::read(p) }),
+        // A bare zone chunk.
+        Place::Zone(k) => Some(Header { offset: 0, usable: zone_size(k) }),
         Place::Outside => None,
     }
 }
@@ -263,6 +311,12 @@ pub fn calloc(n: usize, size: usize) -> *mut u8 {
         return out_of_memory();
     };
     let mode = mode();
+    if bytes <= ZONE_MAX && mode == Mode::Recycle {
+        let p = zoned::<true>(bytes);
+        if !p.is_null() {
+            return p;
+        }
+    }
     if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
         // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes, at the heap's phase.
         return unsafe { finish(c, HDR, csz, true) };
@@ -288,6 +342,10 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
     if let Some(h) = unsafe { region_block(p) } {
         usable = h.usable;
         let mode = mode_of_region_block();
+        // A zone chunk keeps a block that still fits and would not fit the next zone down.
+        if h.offset == 0 && n <= usable && n + 16 > usable {
+            return p;
+        }
         if h.offset == HDR {
             if let Some(new) = n.checked_add(HDR).and_then(|t| chunk_size(t, 16, mode)) {
                 let old = usable + HDR;

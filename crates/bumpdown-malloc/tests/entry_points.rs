@@ -45,9 +45,9 @@ fn c_entry_points_under_every_setting() {
             String::from_utf8_lossy(&out.stderr)
         );
         if setting.is_empty() {
-            // The preload was really in effect: 1 byte + the 8-byte header take a 16-byte
-            // chunk (glibc's smallest block has 24 usable bytes).
-            assert!(stdout.contains("usable(1)=8"), "{stdout}");
+            // The preload was really in effect: 1 byte takes a bare 16-byte zone chunk
+            // (glibc's smallest block has 24 usable bytes).
+            assert!(stdout.contains("usable(1)=16"), "{stdout}");
             // mallinfo2 is ours too, not glibc's (which counts its heap's free top chunk).
             assert!(stdout.contains("mallinfo2: ordblks=0 fordblks=0"), "{stdout}");
             // An over-aligned request reuses a freed plain block of its class.
@@ -94,9 +94,9 @@ fn a_refused_reservation_falls_back_to_glibc() {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    // The region served nothing: its 8 usable bytes behind `malloc(1)` are not there (a
-    // fallback block reports the size asked for).
-    assert!(stdout.contains("usable(1)=") && !stdout.contains("usable(1)=8"), "{stdout}");
+    // The region served nothing: its 16 usable bytes behind `malloc(1)` (a bare zone
+    // chunk) are not there (a fallback block reports the size asked for).
+    assert!(stdout.contains("usable(1)=") && !stdout.contains("usable(1)=16"), "{stdout}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
