@@ -38,13 +38,6 @@
 //! chunks never change size in place and it never takes a listed block (`Heap::harvest`):
 //! either would move its cursor off the line phase.
 //!
-//! The line window's memory is carved from the region's line half
-//! ([`region::carve_line`]), where nothing else lies: no other window, no over-aligned
-//! chunk (those take the large window), no filed tail. A chunk there is a line chunk, and
-//! the `malloc` front end's `free` knows its size and start from its address, without
-//! reading the header: under python3's workload that read was the most frequent cache
-//! miss of `free`, the header of a block that starts on a line lying in the line before.
-//!
 //! Besides its four windows, a heap has one window per *zone* of the region, each bumping
 //! chunks of one size (16 to 256 bytes), for a front end that hands blocks out without a
 //! header: see [`Heap::alloc_zoned`] and the zones' invariant there.
@@ -68,9 +61,6 @@
 //!   `GRAIN`).
 //!   When `w.end != 0`, `w.cur..w.end` lies inside the region and belongs to this heap
 //!   alone: no block, free or allocated, overlaps it, nor does another window's range.
-//!   It lies in the region's line half exactly when `w` is the line window.
-//! * Every chunk in the region's line half, allocated or listed, is a [`LINE`]-byte chunk
-//!   that starts `line_offset(phase)` past a multiple of [`LINE`].
 //! * Every byte of `max(w.cur, w.fresh)..w.end` is zero (never written since it was carved).
 //! * `free[c]` is null or the first of a null-terminated singly linked list of blocks of
 //!   `class_size(c)` bytes in the region, not allocated, not in any other list, the word
@@ -493,9 +483,8 @@ impl Heap {
                 return unsafe { pop::<ZERO>(head, csz, phase) };
             }
         }
-        // An over-aligned chunk never comes from the line window: its gap would be filed
-        // as smaller blocks in the region's line half, which holds 64-byte chunks alone.
-        // (So in bump mode an over-aligned 64-byte chunk is not taken back when freed:
+        // An over-aligned chunk never comes from the line window: it would move the
+        // window's cursor off the line phase. (So in bump mode an over-aligned 64-byte chunk is not taken back when freed:
         // `free` asks the window of its band, the line window.)
         let i = match band(csz) {
             LINE_BAND if align > GRAIN => LARGE_BAND,
@@ -553,10 +542,8 @@ impl Heap {
         let w = &mut self.windows[i];
         let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
         let want = if need > window { need } else { window };
-        // A window's first carve is left to fault in lazily (see `Options::populate`). The
-        // line window's come from the region's line half (see the module docs).
-        let carve = if i == LINE_BAND { region::carve_line } else { region::carve };
-        let Some((start, len)) = carve(need, want, w.next != 0) else {
+        // A window's first carve is left to fault in lazily (see `Options::populate`).
+        let Some((start, len)) = region::carve(need, want, w.next != 0) else {
             return false;
         };
         w.next = (window * 2).min(MAX_WINDOW);
@@ -571,10 +558,7 @@ impl Heap {
             w.cur = unsafe { start.add(offset) };
             w.end = start.addr() + len;
             w.fresh = start.addr();
-            // The line window's tail is shorter than a line chunk (it is refilled only when
-            // one does not fit): left unused, so the line half holds line chunks alone.
-            debug_assert!(i != LINE_BAND || room < LINE);
-            if mode == Mode::Recycle && i != LINE_BAND {
+            if mode == Mode::Recycle {
                 // SAFETY: tail..tail+room was window i's unused tail, overlapped by no
                 // block, and the window has left it.
                 unsafe { self.file_spare(i, tail, room, phase) };

@@ -2,28 +2,26 @@
 //!
 //! # INVARIANT
 //! * `BASE` is `UNINIT` (0), `FAILED` (1), or the start of a live anonymous mapping of
-//!   `PAGE + 3 * span` bytes whose first word holds `size` (a multiple of `PAGE`), whose
+//!   `PAGE + 2 * span` bytes whose first word holds `size` (a multiple of `PAGE`), whose
 //!   second word holds 1 if carved windows are to be populated, whose third word holds 1
 //!   if transparent huge pages were asked for, and whose fourth holds `log2(span)`, `span`
 //!   being a power of two, at least `size` and at least `ZONES` MiB. Once it leaves
 //!   `UNINIT` it never changes, and the mapping is never unmapped: pointers into it stay
 //!   valid for the life of the process.
-//! * The data, from `BASE + PAGE`, has three spans: the *main* one, where windows of every
-//!   band are carved; the *line* one ([`Place::Line`]), where only the windows of 64-byte
-//!   chunks are (see [`carve_line`]); and the *zones* ([`Place::Zone`]), [`ZONES`] equal
-//!   parts of a span, zone `k` holding only the windows of chunks of `zone_size(k)` bytes
-//!   (see [`carve_zone`]).
-//! * `NEXT` is the number of data bytes already handed to windows, in all three spans;
+//! * The data, from `BASE + PAGE`, has two spans: the *main* one, where windows of every
+//!   band are carved, and the *zones* ([`Place::Zone`]), [`ZONES`] equal parts of a span,
+//!   zone `k` holding only the windows of chunks of `zone_size(k)` bytes (see
+//!   [`carve_zone`]).
+//! * `NEXT` is the number of data bytes already handed to windows, in both spans;
 //!   `NEXT <= size`, it only grows. The main span's windows are carved at offsets below
-//!   `NEXT`, the line span's at line offsets below `LINE_NEXT`, zone `k`'s at offsets in
-//!   the zone below `ZONE_NEXT[k]`, at most the zone's length. `LINE_NEXT <= NEXT` (a
-//!   line window's bytes are counted in both, and its main counterpart is skipped, never
-//!   handed out; a zone's are counted the same way). Each byte is handed out at most once.
+//!   `NEXT`, zone `k`'s at offsets in the zone below `ZONE_NEXT[k]` (when that is at most
+//!   the zone's length). A zone window's bytes are counted in `NEXT` too, and its main
+//!   counterpart is skipped, never handed out. Each byte is handed out at most once.
 //!   Bytes at offsets past those cursors have never been written: they are zero.
 //!
-//! The line span and the zones cost address space, not memory: `NEXT` counts every
-//! carved byte, so the region's limit (`size`) holds for the three together, and a
-//! skipped main range is never touched, so never faulted in.
+//! The zones cost address space, not memory: `NEXT` counts every carved byte, so the
+//! region's limit (`size`) holds for both spans together, and a skipped main range is
+//! never touched, so never faulted in.
 //!
 //! Several threads may race to set the region up: each maps its own reservation and
 //! publishes it with one compare-exchange of `BASE`; losers unmap theirs. There is no lock
@@ -51,11 +49,6 @@ const FAILED: usize = 1;
 static BASE: AtomicPtr<u8> = AtomicPtr::new(ptr::null_mut());
 /// See the module invariant.
 static NEXT: AtomicUsize = AtomicUsize::new(0);
-/// See the module invariant.
-static LINE_NEXT: AtomicUsize = AtomicUsize::new(0);
-/// Where the line span starts, once the region is published (`usize::MAX` before and
-/// when there is none): a copy of `BASE + PAGE + span` for [`in_line_half`].
-static LINE_HALF: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// Number of zones: chunks of 16, 32, ..., `16 * ZONES` bytes (see [`zone_size`]).
 pub const ZONES: usize = 16;
@@ -139,8 +132,8 @@ fn layout() -> Option<(*mut u8, u32)> {
 pub fn contains(p: *const u8) -> bool {
     match layout() {
         // The data starts at base + PAGE; the descriptor page is never handed out. No
-        // overflow: the mapping of PAGE + 3 * span bytes exists.
-        Some((base, shift)) => p.addr().wrapping_sub(base.addr() + PAGE) < 3 << shift,
+        // overflow: the mapping of PAGE + 2 * span bytes exists.
+        Some((base, shift)) => p.addr().wrapping_sub(base.addr() + PAGE) < 2 << shift,
         None => false,
     }
 }
@@ -150,18 +143,15 @@ pub fn contains(p: *const u8) -> bool {
 pub enum Place {
     /// In the main half of the region's data.
     Main,
-    /// In the line span: only chunks of a heap's line window lie there (64 bytes, see
-    /// `heap::LINE`), so a front end knows such a block's size from its address alone.
-    Line,
     /// In zone `k`: only chunks of [`zone_size`]`(k)` bytes lie there, at multiples of
-    /// 16 (a heap's zone windows, `Heap::alloc_zoned`).
+    /// 16 (a heap's zone windows, `Heap::alloc_zoned`), so a front end knows such a
+    /// block's size from its address alone.
     Zone(usize),
     /// Not in the region (or no region).
     Outside,
 }
 
-/// Where `p` lies: in the region's main span, its line span, a zone, or outside the
-/// region.
+/// Where `p` lies: in the region's main span, a zone, or outside the region.
 #[inline(always)]
 pub fn place(p: *const u8) -> Place {
     match layout() {
@@ -170,21 +160,12 @@ pub fn place(p: *const u8) -> Place {
             let offset = p.addr().wrapping_sub(base.addr() + PAGE);
             match offset >> shift {
                 0 => Place::Main,
-                1 => Place::Line,
-                2 => Place::Zone((offset >> (shift - ZONE_LOG)) & (ZONES - 1)),
+                1 => Place::Zone((offset >> (shift - ZONE_LOG)) & (ZONES - 1)),
                 _ => Place::Outside,
             }
         }
         None => Place::Outside,
     }
-}
-
-/// Whether `p`, known to point into the region's main or line span, lies in the line
-/// span: one load and one comparison. May say no for a line pointer while another thread
-/// is setting the region up (never yes for a main one).
-#[inline(always)]
-pub fn in_line_half(p: *const u8) -> bool {
-    p.addr() >= LINE_HALF.load(Ordering::Relaxed)
 }
 
 /// Sets the region up with `size` bytes (rounded up to pages) unless it already is.
@@ -201,7 +182,7 @@ pub fn init(options: Options) -> bool {
     let Some(span) = size.checked_next_power_of_two().map(|s| s.max(MIN_SPAN)) else {
         return publish_failure();
     };
-    let Some(total) = span.checked_mul(3).and_then(|data| data.checked_add(PAGE)) else {
+    let Some(total) = span.checked_mul(2).and_then(|data| data.checked_add(PAGE)) else {
         return publish_failure();
     };
     if size == 0 {
@@ -221,10 +202,7 @@ pub fn init(options: Options) -> bool {
         mapped.cast::<usize>().add(3).write(span.trailing_zeros() as usize);
     }
     match BASE.compare_exchange(ptr::null_mut(), mapped, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => {
-            LINE_HALF.store(mapped.addr() + PAGE + span, Ordering::Relaxed);
-            true
-        }
+        Ok(_) => true,
         Err(_) => {
             // Another thread published first; nobody has seen our mapping.
             // SAFETY: `mapped` is the `total`-byte mapping made above (page-aligned) and
@@ -307,7 +285,7 @@ pub fn decide_huge_pages() {
         // SAFETY: the region's data lies inside its mapping, which stays mapped for the life
         // of the process; pages already in place keep their contents. Failure changes
         // nothing.
-        unsafe { os::huge_pages(base.add(PAGE), 3 << shift) };
+        unsafe { os::huge_pages(base.add(PAGE), 2 << shift) };
     }
     HUGE_STATE.store(if cheap { HUGE_YES } else { HUGE_NO }, Ordering::Relaxed);
 }
@@ -376,13 +354,6 @@ pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize
     carve_in(need, want, populate, Place::Main)
 }
 
-/// [`carve`] from the line span: for a heap's line window alone, whose chunks are all 64
-/// bytes (see [`Place::Line`]). It counts against the region's limit as a main window
-/// does.
-pub fn carve_line(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {
-    carve_in(need, want, populate, Place::Line)
-}
-
 /// [`carve`] from zone `k < ZONES`: for a heap's window of chunks of [`zone_size`]`(k)`
 /// bytes alone (see [`Place::Zone`]). It counts against the region's limit as a main
 /// window does; `None` also when the zone is full (the caller serves the request
@@ -412,7 +383,7 @@ fn carve_in(need: usize, want: usize, populate: bool, span: Place) -> Option<(*m
                 // Another thread took the room first; this range is left (address space).
                 return None;
             }
-            Some((2 << shift) + (k << (shift - ZONE_LOG)) + at)
+            Some((1 << shift) + (k << (shift - ZONE_LOG)) + at)
         }
         _ => None,
     };
@@ -433,19 +404,12 @@ fn carve_in(need: usize, want: usize, populate: bool, span: Place) -> Option<(*m
                 if off < HUGE_CHECK_AT && off + len >= HUGE_CHECK_AT {
                     decide_huge_pages();
                 }
-                // A line or zone window takes the same length at its own cursor; the main
-                // range `off..off + len` it was counted as is skipped. `LINE_NEXT` only
-                // ever grows by lengths that `NEXT` grew by first, so it stays at most
-                // `NEXT`, at most `size`, at most the span.
-                let at = match span {
-                    Place::Line => (1 << shift) + LINE_NEXT.fetch_add(len, Ordering::Relaxed),
-                    Place::Zone(_) => zone_at.unwrap_or(0),
-                    _ => off,
-                };
-                // SAFETY: PAGE + at + len <= PAGE + 3 * span: inside the mapping (a main
-                // `at` is `off`, `off + len <= size <= span`; a line one is `span` plus at
-                // most `NEXT - len` before this carve's add, so `at + len <= 2 * span`; a
-                // zone's lies inside its zone, checked above).
+                // A zone window lies at its zone's cursor; the main range `off..off + len`
+                // it was counted as is skipped.
+                let at = zone_at.unwrap_or(off);
+                // SAFETY: PAGE + at + len <= PAGE + 2 * span: inside the mapping (a main
+                // `at` is `off`, `off + len <= size <= span`; a zone's lies inside its
+                // zone, checked above).
                 let start = unsafe { base.add(PAGE + at) };
                 // SAFETY: the descriptor's second word is immutable once published.
                 if populate && unsafe { base.cast::<usize>().add(1).read() } != 0 {

@@ -89,8 +89,8 @@ fn run_program(mode: Mode, phase: usize, seed: u64, ops: usize) {
                 assert!(!p.is_null(), "op {op}: region exhausted");
                 assert_eq!((p.addr() + phase) % align.max(csz.min(16)), 0);
                 assert!(region::contains(p));
-                // Only line chunks lie in the line half.
-                assert!(region::place(p) == Place::Main || csz == 64, "op {op}: {csz} bytes at {p:?} in the line half");
+                // The bands' windows lie in the main span (zones are for zone windows).
+                assert_eq!(region::place(p), Place::Main, "op {op}");
                 if zero {
                     // SAFETY: a fresh block of csz bytes.
                     let bytes = unsafe { std::slice::from_raw_parts(p, csz) };
@@ -156,16 +156,6 @@ fn run_program(mode: Mode, phase: usize, seed: u64, ops: usize) {
             ranges.sort();
             for w in ranges.windows(2) {
                 assert!(w[0].1 <= w[1].0, "op {op}: overlap {w:x?}");
-            }
-            // The region's line half holds line chunks alone, whose block (past the
-            // phase) starts on a line: the `malloc` front end's `free` counts on it.
-            for b in live.iter().filter(|b| region::place(b.p) == Place::Line) {
-                assert!(
-                    b.csz == 64 && (b.p.addr() + phase) % 64 == 0,
-                    "op {op}: {:?} of {} bytes in the line half",
-                    b.p,
-                    b.csz
-                );
             }
             live.iter().for_each(check);
         }
@@ -474,8 +464,6 @@ fn line_chunks_start_their_blocks_on_a_cache_line() {
                 blocks.push((h.alloc::<false>(other, 16, mode, phase, &options), other));
                 let p = h.alloc::<false>(line, 16, mode, phase, &options);
                 assert!(on_a_line(p), "phase {phase}, {mode:?}: chunk {k} at {p:?}");
-                // Bumped from the region's line half, where nothing else lies.
-                assert_eq!(region::place(p), Place::Line, "phase {phase}, {mode:?}: chunk {k}");
                 assert!(region::contains(p) && !region::contains(&k as *const usize as *const u8));
                 blocks.push((p, line));
             }

@@ -3,11 +3,9 @@
 //! A **region** block has one word in front of it, the last 8 bytes of its chunk's
 //! start: the heap hands this library chunks that start 8 bytes past a multiple of 16
 //! (`bumpdown_global::heap::PHASE_HEADER`), so the block after the word is 16-aligned.
-//! Two kinds of region block have none, their size being known from their address
-//! (`malloc::region_block`): a block of up to 256 bytes, a bare chunk of one of the
+//! Except a block of up to 256 bytes in recycling mode: a bare chunk of one of the
 //! region's zones (`bumpdown_global::region::Place::Zone`), where all chunks have one
-//! size; and a 64-byte chunk of the region's line span (`Place::Line`), whose block starts
-//! on a cache line.
+//! size, so its size is known from its address (`malloc::region_block`).
 //!
 //! ```text
 //!   p - 8: offset << 48 | usable   offset: distance from the chunk start to p (8 for a

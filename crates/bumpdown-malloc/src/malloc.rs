@@ -18,7 +18,7 @@ use core::ffi::c_void;
 use core::ptr;
 
 use bumpdown_global::classes::{round_up, GRAIN};
-use bumpdown_global::heap::{LINE, MAX_ALIGN, PHASE_HEADER};
+use bumpdown_global::heap::MAX_ALIGN;
 use bumpdown_global::region::{zone_size, Place, ZONE_MAX};
 use bumpdown_global::route::HeapSlot;
 use bumpdown_global::route::{self, Resize};
@@ -35,9 +35,6 @@ extern "C" {
     fn __libc_memalign(align: usize, size: usize) -> *mut c_void;
     fn __libc_free(p: *mut c_void);
 }
-
-// `free` finds a line chunk's start from the heap's line phase for `PHASE_HEADER`.
-const _: () = assert!(PHASE_HEADER == HDR && LINE > HDR);
 
 /// Sets `errno`.
 fn set_errno(code: i32) {
@@ -173,13 +170,9 @@ unsafe fn finish(c: *mut u8, offset: usize, csz: usize, zeroed: bool) -> *mut u8
     // SAFETY: offset < csz (callers add offset to the payload size before rounding).
     let p = unsafe { c.add(offset) };
     shadow::no_access(c, offset);
-    // A line chunk in the region's line half has no header: its size is known from its
-    // address (see `region_block`).
-    if csz != LINE || !region::in_line_half(c) {
-        // SAFETY: p - HDR .. p lies in the chunk (offset >= HDR); p is aligned; the offset
-        // is at most MAX_ALIGN and the chunk at most the region.
-        unsafe { header::write(p, offset, csz - offset) };
-    }
+    // SAFETY: p - HDR .. p lies in the chunk (offset >= HDR); p is aligned; the offset is
+    // at most MAX_ALIGN and the chunk at most the region.
+    unsafe { header::write(p, offset, csz - offset) };
     shadow::block_allocated(p, csz - offset, zeroed);
     p
 }
@@ -229,19 +222,12 @@ pub unsafe fn free(p: *mut u8) {
     if p.is_null() {
         return;
     }
-    let mode = mode_of_region_block();
     match region::place(p) {
-        Place::Line => {
-            shadow::block_freed(p);
-            // SAFETY: p's chunk is the line chunk that starts `HDR` bytes short of p's line
-            // (see `region_block`); the caller gives it up. (Its own call, so that the
-            // constant size folds the heap's choice of window and list away.)
-            unsafe { route::free::<TlsHeap>(p.wrapping_sub((p.addr() & (LINE - 1)) + HDR), LINE, mode) };
-        }
         Place::Main => {
-            // SAFETY: a live block of the main half has our header.
+            // SAFETY: a live block of the main span has our header.
             let Header { offset, usable } = unsafe { header::read(p) };
             shadow::block_freed(p);
+            let mode = mode_of_region_block();
             // SAFETY: the chunk starts `offset` bytes before p and is offset + usable bytes
             // long (its chunk size); the caller gives it up.
             unsafe { route::free::<TlsHeap>(p.sub(offset), offset + usable, mode) };
@@ -257,28 +243,18 @@ pub unsafe fn free(p: *mut u8) {
     }
 }
 
-/// The header of region block `p`, or `None` for a block outside the region.
-///
-/// A block in the region's line half has none written: its chunk is a line chunk
-/// (`LINE` bytes, the heap's invariant for that half) that starts `HDR` bytes short of a
-/// line (the heap's line phase for our `PHASE_HEADER`), and `p` lies less than
-/// `LINE - HDR` bytes past that line's start (every offset is `HDR` there: an aligned
-/// request that fits a line chunk asks for at most 32-byte alignment, which the line's
-/// start has). So its header is known from the address, without the read of the line
-/// before the block: under python3's workload (`bench/py_workload.py`), whose commonest
-/// blocks are line chunks, that read was most of `free`'s cache misses.
+/// The header of region block `p`, or `None` for a block outside the region. A zone's
+/// block has none written: it is a bare chunk of the zone's size (the heap's invariant
+/// for zones), so its header is known from the address, without reading the word in
+/// front of it, which often lies in another cache line, cold: under python3's workload
+/// (`bench/py_workload.py`) that read was most of `free`'s cache misses.
 ///
 /// # Safety
 /// `p` is a live block from this library (or from glibc).
 #[inline(always)]
 unsafe fn region_block(p: *mut u8) -> Option<Header> {
     match region::place(p) {
-        Place::Line => {
-            debug_assert_eq!(p.addr() & (LINE - 1), 0, "a line chunk's block starts on its line");
-            let offset = (p.addr() & (LINE - 1)) + HDR;
-            Some(Header { offset, usable: LINE - offset })
-        }
-        // SAFETY: a live block of the main half has our header.
+        // SAFETY: a live block of the main span has our header.
         Place::Main => Some(unsafe { header::read(p) }),
         // A bare zone chunk.
         Place::Zone(k) => Some(Header { offset: 0, usable: zone_size(k) }),
