@@ -483,13 +483,7 @@ impl Heap {
                 return unsafe { pop::<ZERO>(head, csz, phase) };
             }
         }
-        // An over-aligned chunk never comes from the line window: it would move the
-        // window's cursor off the line phase. (So in bump mode an over-aligned 64-byte chunk is not taken back when freed:
-        // `free` asks the window of its band, the line window.)
-        let i = match band(csz) {
-            LINE_BAND if align > GRAIN => LARGE_BAND,
-            i => i,
-        };
+        let i = band(csz);
         for _ in 0..2 {
             let w = &mut self.windows[i];
             let spare = w.cur;

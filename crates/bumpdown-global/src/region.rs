@@ -141,7 +141,7 @@ pub fn contains(p: *const u8) -> bool {
 /// Where an address lies (see [`place`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
-    /// In the main half of the region's data.
+    /// In the main span of the region's data.
     Main,
     /// In zone `k`: only chunks of [`zone_size`]`(k)` bytes lie there, at multiples of
     /// 16 (a heap's zone windows, `Heap::alloc_zoned`), so a front end knows such a
@@ -347,7 +347,7 @@ pub fn initialized() -> bool {
 }
 
 /// Carves a window of at most `want` and at least `need` bytes (both multiples of
-/// `PAGE`, `need <= want`) from the main half, or `None` when the region is not set up
+/// `PAGE`, `need <= want`) from the main span, or `None` when the region is not set up
 /// or has fewer than `need` bytes left. The window is fresh: never handed out before,
 /// all zero. It is populated if the region was set up so and `populate` is true.
 pub fn carve(need: usize, want: usize, populate: bool) -> Option<(*mut u8, usize)> {

@@ -121,10 +121,7 @@ fn run_program(mode: Mode, phase: usize, seed: u64, ops: usize) {
                 unsafe { heaps[heap].free(p, csz, mode, phase) };
                 // SAFETY: csz from chunk_size.
                 let q = unsafe { heaps[heap].alloc::<false>(csz, align.min(16), mode, phase, &options) };
-                // (An over-aligned 64-byte chunk comes from the large window, and this
-                // 16-aligned request from the line window.)
-                let same_window = csz != 64 || align <= 16;
-                if mode == Mode::Bump && newest[heap] == Some(p) && !resized && same_window {
+                if mode == Mode::Bump && newest[heap] == Some(p) && !resized {
                     assert_eq!(q, p, "op {op}: newest block not reused");
                 }
                 newest[heap] = Some(q);

@@ -318,7 +318,8 @@ pub unsafe fn realloc(p: *mut u8, n: usize) -> *mut u8 {
     if let Some(h) = unsafe { region_block(p) } {
         usable = h.usable;
         let mode = mode_of_region_block();
-        // A zone chunk keeps a block that still fits and would not fit the next zone down.
+        // A zone chunk (offset 0; a block with a header has at least HDR) keeps a block
+        // that still fits and would not fit the next zone down; otherwise it moves.
         if h.offset == 0 && n <= usable && n + 16 > usable {
             return p;
         }
