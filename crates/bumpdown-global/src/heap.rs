@@ -69,8 +69,8 @@
 //!
 //! The link lies where the front end's block starts, `phase` bytes into the chunk: in the
 //! line the program last touched when it frees a block, and touches next when it gets one.
-//! At the chunk's start, for the `malloc` front end, it lay in the header's word, the line
-//! before a line chunk's block (see [`LINE`]).
+//! (For the `malloc` front end the chunk's first word is its header's, in the line before
+//! the block when the block starts on a line, see [`LINE`].)
 //!
 //! The empty heap has `cur == end == 0` in every window: every bump test fails, so the
 //! first allocation takes the slow path, which sets the region up; the fast path has no
@@ -290,6 +290,38 @@ impl Window {
         self.cursor().bump_sized(csz, align)
     }
 
+    /// Gets the window at least `need` more bytes (a multiple of `region::PAGE`) from
+    /// `carve` (`region::carve` or `region::carve_zone`): the next window size, doubling
+    /// from [`FIRST_WINDOW`] to [`MAX_WINDOW`], or `need` if larger. A carve adjacent to
+    /// the window extends it (the newest block can keep growing in place); any other
+    /// replaces it, the new cursor `offset < LINE` bytes in. Returns the old window's
+    /// unused tail (empty when extended), which the caller files or leaves; `None` when
+    /// `carve` has no room.
+    fn carve_more(
+        &mut self,
+        carve: impl FnOnce(usize, usize, bool) -> Option<(*mut u8, usize)>,
+        need: usize,
+        offset: usize,
+    ) -> Option<(*mut u8, usize)> {
+        debug_assert!(offset < LINE);
+        let window = if self.next == 0 { FIRST_WINDOW } else { self.next };
+        // A window's first carve is left to fault in lazily (see `Options::populate`).
+        let (start, len) = carve(need, need.max(window), self.next != 0)?;
+        self.next = (window * 2).min(MAX_WINDOW);
+        if start.addr() == self.end {
+            self.end += len;
+            return Some((self.cur, 0));
+        }
+        // Never wraps: cur <= end (invariant).
+        let tail = (self.cur, self.end - self.cur.addr());
+        // SAFETY: offset < LINE <= len (a window is at least a region page): inside the
+        // carved window.
+        self.cur = unsafe { start.add(offset) };
+        self.end = start.addr() + len;
+        self.fresh = start.addr();
+        Some(tail)
+    }
+
     /// The window as the engine sees it (see [`WindowCursor`]).
     #[inline(always)]
     fn cursor(&mut self) -> WindowCursor<'_> {
@@ -314,6 +346,37 @@ impl Window {
     }
 }
 
+/// Takes the first block off the free list whose head is `head` (its link `link` bytes
+/// in), and returns it with the new head.
+///
+/// # Safety
+/// The list is not empty and its blocks hold their links `link` bytes in.
+#[inline(always)]
+unsafe fn unlink(head: &mut *mut u8, link: usize) -> *mut u8 {
+    let block = *head;
+    let at = block.wrapping_add(link);
+    shadow::defined(at, size_of::<*mut u8>());
+    // SAFETY: a listed block is ours and holds the next address at its link (invariant).
+    *head = unsafe { at.cast::<*mut u8>().read() };
+    block
+}
+
+/// Puts block `p` at the head of the free list whose head is `head`, its link `link`
+/// bytes in.
+///
+/// # Safety
+/// `p` is an owned block in no list, not used again by the caller, with room for an
+/// 8-aligned word `link` bytes in; the list's other blocks hold their links there too.
+#[inline(always)]
+unsafe fn link_in(head: &mut *mut u8, p: *mut u8, link: usize) {
+    let at = p.wrapping_add(link);
+    shadow::defined(at, size_of::<*mut u8>());
+    // SAFETY: `at` is an 8-aligned word inside the owned block (the caller).
+    unsafe { at.cast::<*mut u8>().write(*head) };
+    shadow::no_access(at, size_of::<*mut u8>());
+    *head = p;
+}
+
 /// Takes the first block off the free list whose head is `head`, and hands it out
 /// (zeroed when `ZERO`).
 ///
@@ -321,12 +384,9 @@ impl Window {
 /// The list is not empty, its blocks are `csz` bytes, and `phase` is the heap's.
 #[inline(always)]
 unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize, phase: usize) -> *mut u8 {
-    let block = *head;
-    let link = block.wrapping_add(phase);
-    shadow::defined(link, size_of::<*mut u8>());
-    // SAFETY: a listed block is ours and holds the next address at its link (invariant).
-    let next = unsafe { link.cast::<*mut u8>().read() };
-    *head = next;
+    // SAFETY: forwarded caller contract (links lie at the phase: invariant).
+    let block = unsafe { unlink(head, phase) };
+    let next = *head;
     // The next pop's read of `next`'s first word is a dependent load from a block freed
     // long ago, most often a cache miss that `malloc` waits for: under python3's workload
     // (`bench/py_workload.py`, perf on a 2-core AMD EPYC VM) 82% of `malloc`'s samples fell
@@ -533,30 +593,13 @@ impl Heap {
         let Some(need) = need else {
             return false;
         };
-        let w = &mut self.windows[i];
-        let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
-        let want = if need > window { need } else { window };
-        // A window's first carve is left to fault in lazily (see `Options::populate`).
-        let Some((start, len)) = region::carve(need, want, w.next != 0) else {
+        let Some((tail, room)) = self.windows[i].carve_more(region::carve, need, offset) else {
             return false;
         };
-        w.next = (window * 2).min(MAX_WINDOW);
-        if start.addr() == w.end {
-            // Adjacent: the newest block can keep growing in place.
-            w.end += len;
-        } else {
-            // Never wraps: cur <= end (invariant).
-            let (tail, room) = (w.cur, w.end - w.cur.addr());
-            // SAFETY: offset < LINE <= len (a window is at least a region page): inside the
-            // window.
-            w.cur = unsafe { start.add(offset) };
-            w.end = start.addr() + len;
-            w.fresh = start.addr();
-            if mode == Mode::Recycle {
-                // SAFETY: tail..tail+room was window i's unused tail, overlapped by no
-                // block, and the window has left it.
-                unsafe { self.file_spare(i, tail, room, phase) };
-            }
+        if room != 0 && mode == Mode::Recycle {
+            // SAFETY: tail..tail+room was window i's unused tail, overlapped by no block,
+            // and the window has left it.
+            unsafe { self.file_spare(i, tail, room, phase) };
         }
         true
     }
@@ -585,11 +628,8 @@ impl Heap {
         if size < need {
             return false;
         }
-        let block = self.free[class];
-        let link = block.wrapping_add(phase);
-        shadow::defined(link, size_of::<*mut u8>());
-        // SAFETY: a listed block is ours and holds the next address at its link (invariant).
-        self.free[class] = unsafe { link.cast::<*mut u8>().read() };
+        // SAFETY: the list is not empty (found above); links lie at the phase (invariant).
+        let block = unsafe { unlink(&mut self.free[class], phase) };
         shadow::no_access(block, size);
         // The block starts at the heap's phase past a multiple of GRAIN (invariant), where
         // window `i`'s chunks start (the tiny window's need only 8-alignment, which it has);
@@ -650,13 +690,10 @@ impl Heap {
     unsafe fn push(&mut self, p: *mut u8, class: usize, phase: usize) {
         // SAFETY: class < CLASSES (callers compute it from a recycled chunk size).
         let head = unsafe { self.free.get_unchecked_mut(class) };
-        let link = p.wrapping_add(phase);
-        shadow::defined(link, size_of::<*mut u8>());
-        // SAFETY: `link` is 8-aligned, one word inside the owned block: a tiny block's first
-        // word (phase 0), or the word `phase <= 8` bytes into a block of at least GRAIN.
-        unsafe { link.cast::<*mut u8>().write(*head) };
-        shadow::no_access(link, size_of::<*mut u8>());
-        *head = p;
+        // SAFETY: the word `phase` bytes in is 8-aligned and inside the owned block: a
+        // tiny block's first word (phase 0), or the word `phase <= 8` bytes into a block of
+        // at least GRAIN; the list's links lie at the phase (invariant).
+        unsafe { link_in(head, p, phase) };
     }
 
     /// Frees chunk `p` of `csz` bytes: the newest block of its band's window is taken back
@@ -821,21 +858,8 @@ impl Heap {
         if !region::initialized() && !region::init(init()) {
             return false;
         }
-        let w = &mut self.zones[k];
-        let window = if w.next == 0 { FIRST_WINDOW } else { w.next };
-        // A window's first carve is left to fault in lazily (see `Options::populate`).
-        let Some((start, len)) = region::carve_zone(k, region::PAGE, window, w.next != 0) else {
-            return false;
-        };
-        w.next = (window * 2).min(MAX_WINDOW);
-        if start.addr() == w.end {
-            w.end += len;
-        } else {
-            w.cur = start;
-            w.end = start.addr() + len;
-            w.fresh = start.addr();
-        }
-        true
+        let carve = |need, want, populate| region::carve_zone(k, need, want, populate);
+        self.zones[k].carve_more(carve, region::PAGE, 0).is_some()
     }
 
     /// Frees chunk `p` of zone `k`: taken back by the bump pointer when it is its zone
@@ -854,11 +878,9 @@ impl Heap {
         if !unsafe { w.cursor().free_newest(NonNull::new_unchecked(p), csz) } {
             // SAFETY: k < ZONES.
             let head = unsafe { self.zone_free.get_unchecked_mut(k) };
-            shadow::defined(p, size_of::<*mut u8>());
-            // SAFETY: p is an owned chunk of at least 16 bytes, 16-aligned.
-            unsafe { p.cast::<*mut u8>().write(*head) };
-            shadow::no_access(p, size_of::<*mut u8>());
-            *head = p;
+            // SAFETY: p is an owned chunk of at least 16 bytes, 16-aligned, given up; the
+            // zone's list has its links at 0 (invariant).
+            unsafe { link_in(head, p, 0) };
         }
         shadow::no_access(p, csz);
     }

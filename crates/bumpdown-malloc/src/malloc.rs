@@ -93,11 +93,15 @@ const fn zone_of(n: usize) -> usize {
     n.saturating_sub(1) / 16
 }
 
-/// A bare zone chunk for `n <= ZONE_MAX` bytes (see [`zone_of`]), zeroed when `ZERO`;
-/// null when the zone or the region has no room (the caller serves the request with a
-/// header, elsewhere in the region or from glibc).
+/// A bare zone chunk for `n` bytes (see [`zone_of`]), zeroed when `ZERO`; null when
+/// zones do not serve it (`n > ZONE_MAX`, or not in recycling mode) or the zone or the
+/// region has no room: the caller then serves it with a header, elsewhere in the region
+/// or from glibc.
 #[inline(always)]
-fn zoned<const ZERO: bool>(n: usize) -> *mut u8 {
+fn zoned<const ZERO: bool>(n: usize, mode: Mode) -> *mut u8 {
+    if n > ZONE_MAX || mode != Mode::Recycle {
+        return ptr::null_mut();
+    }
     let k = zone_of(n);
     // SAFETY: k < ZONES (n <= ZONE_MAX); the heap's zone path allocates nothing through
     // this library (`region_options` only reads the environment).
@@ -114,25 +118,27 @@ fn zoned<const ZERO: bool>(n: usize) -> *mut u8 {
 /// chunks (see `bumpdown_global::heap`'s zones), larger ones have a header.
 #[inline(always)]
 pub fn malloc(n: usize) -> *mut u8 {
-    if n <= ZONE_MAX && recycling_known() {
-        // SAFETY: zone_of(n) < ZONES; the fast path allocates nothing.
-        let p = unsafe { TlsHeap::with_heap(|h| h.alloc_zoned_fast::<false>(zone_of(n))) };
-        if !p.is_null() {
-            shadow::block_allocated(p, zone_size(zone_of(n)), false);
-            return p;
-        }
-    } else if n <= FAST_MAX && recycling_known() {
-        let csz = fast_chunk(n);
-        // SAFETY: n <= FAST_MAX, so csz <= FAST_MAX + HDR, 1 KiB: the heap's class is
-        // then one shift.
-        unsafe { core::hint::assert_unchecked(csz <= FAST_MAX + HDR) };
-        // SAFETY: `csz` is `chunk_for(chunk_total(n, HDR), 16, Mode::Recycle)` (see
-        // `fast_chunk`), and 16 <= GRAIN.
-        let c = unsafe { route::alloc_fast::<TlsHeap, false>(csz, Mode::Recycle) };
-        if !c.is_null() {
-            // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple
-            // of 16 (the heap's phase), so c + HDR is 16-aligned.
-            return unsafe { finish(c, HDR, csz, false) };
+    if recycling_known() {
+        if n <= ZONE_MAX {
+            // SAFETY: zone_of(n) < ZONES; the fast path allocates nothing.
+            let p = unsafe { TlsHeap::with_heap(|h| h.alloc_zoned_fast::<false>(zone_of(n))) };
+            if !p.is_null() {
+                shadow::block_allocated(p, zone_size(zone_of(n)), false);
+                return p;
+            }
+        } else if n <= FAST_MAX {
+            let csz = fast_chunk(n);
+            // SAFETY: n <= FAST_MAX, so csz <= FAST_MAX + HDR, 1 KiB: the heap's class
+            // is then one shift.
+            unsafe { core::hint::assert_unchecked(csz <= FAST_MAX + HDR) };
+            // SAFETY: `csz` is `chunk_for(chunk_total(n, HDR), 16, Mode::Recycle)` (see
+            // `fast_chunk`), and 16 <= GRAIN.
+            let c = unsafe { route::alloc_fast::<TlsHeap, false>(csz, Mode::Recycle) };
+            if !c.is_null() {
+                // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a
+                // multiple of 16 (the heap's phase), so c + HDR is 16-aligned.
+                return unsafe { finish(c, HDR, csz, false) };
+            }
         }
     }
     malloc_general(n)
@@ -144,11 +150,9 @@ pub fn malloc(n: usize) -> *mut u8 {
 #[inline(never)]
 extern "C" fn malloc_general(n: usize) -> *mut u8 {
     let mode = mode();
-    if n <= ZONE_MAX && mode == Mode::Recycle {
-        let p = zoned::<false>(n);
-        if !p.is_null() {
-            return p;
-        }
+    let p = zoned::<false>(n, mode);
+    if !p.is_null() {
+        return p;
     }
     if let Some((c, csz)) = chunk_total(n, HDR).and_then(|t| region_chunk::<false>(t, 16, mode)) {
         // SAFETY: c is a fresh chunk of csz >= n + HDR bytes, 8 bytes past a multiple of
@@ -287,11 +291,9 @@ pub fn calloc(n: usize, size: usize) -> *mut u8 {
         return out_of_memory();
     };
     let mode = mode();
-    if bytes <= ZONE_MAX && mode == Mode::Recycle {
-        let p = zoned::<true>(bytes);
-        if !p.is_null() {
-            return p;
-        }
+    let p = zoned::<true>(bytes, mode);
+    if !p.is_null() {
+        return p;
     }
     if let Some((c, csz)) = chunk_total(bytes, HDR).and_then(|t| region_chunk::<true>(t, 16, mode)) {
         // SAFETY: c is a fresh zeroed chunk of csz >= bytes + HDR bytes, at the heap's phase.
