@@ -2,7 +2,9 @@
 # ThreadSanitizer over the concurrent parts:
 #  1. the SyncArena tests (bumpdown tests/sync.rs);
 #  2. BumpGlobal as the global allocator of a many-thread stress program
-#     (bumpdown-global tests/stress.rs), with a roomy and an exhausted reservation;
+#     (bumpdown-global tests/stress.rs), with a roomy and an exhausted reservation,
+#     and two threads handing zone chunks to each other through a zone's free bitmap
+#     (tests/zones.rs);
 #  3. a planted race on one heap shared by two threads (tests/tsan_planted.rs) dies
 #     with a report, so a run in which TSan is silently off cannot pass.
 # Needs nightly with rust-src (-Zbuild-std: the standard library must be instrumented
@@ -20,7 +22,7 @@ export CARGO_TARGET_DIR
 export TSAN_OPTIONS="halt_on_error=1"
 
 cargo +nightly test -Zbuild-std --target "$target" -p bumpdown --test sync
-cargo +nightly test -Zbuild-std --target "$target" -p bumpdown-global --test stress --test tsan_planted
+cargo +nightly test -Zbuild-std --target "$target" -p bumpdown-global --test stress --test zones --test tsan_planted
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

@@ -40,7 +40,8 @@
 //!
 //! Besides its four windows, a heap has one window per *zone* of the region, each bumping
 //! chunks of one size (16 to 256 bytes), for a front end that hands blocks out without a
-//! header: see [`Heap::alloc_zoned`] and the zones' invariant there.
+//! header, and reuses freed zone chunks through a short list and then the zone's free
+//! bitmap: see [`Heap::alloc_zoned`] and the zones' invariant there.
 //!
 //! A heap has a *phase*, fixed for its life by its [`HeapSlot`](crate::route::HeapSlot):
 //! 0 or [`PHASE_HEADER`]. Its chunks of at least `GRAIN` bytes start `phase` bytes past a
@@ -181,12 +182,50 @@ pub struct Heap {
     /// `[tiny, small, large, line]`: indexed by [`band`].
     windows: [Window; 4],
     free: [*mut u8; CLASSES],
-    /// One window per zone of the region (see [`Heap::alloc_zoned`]): window `k` lies in
-    /// zone `k` and bumps chunks of `zone_size(k)` bytes only.
-    zones: [Window; ZONES],
-    /// One free list per zone, of that zone's chunks (links at their start).
-    zone_free: [*mut u8; ZONES],
+    /// What the heap holds of each zone of the region (see [`Heap::alloc_zoned`]).
+    zones: [Zone; ZONES],
 }
+
+/// A heap's part of zone `k`: chunks of `zone_size(k)` bytes, handed out from `list`,
+/// then `batch`, then `window`, then a new batch taken from the zone's free bitmap
+/// ([`region::zone_take`]), then a new window. See the zones' invariant.
+struct Zone {
+    /// The window, in zone `k`, bumping chunks of `zone_size(k)` bytes only.
+    window: Window,
+    /// A free list of the zone's chunks, links at their start, handed out newest first
+    /// (while they are likely still in cache). When it holds [`ZONE_LIST_MAX`], the heap's
+    /// further frees of the zone go to the zone's free bitmap.
+    list: *mut u8,
+    /// Chunks from the zone's free bitmap: bit `i` set for the chunk at `batch_at + i *
+    /// zone_size(k)`, handed out lowest address first.
+    batch: u64,
+    /// The chunk of `batch`'s bit 0 (null before the first batch).
+    batch_at: *mut u8,
+    /// The length of `list`, at most [`ZONE_LIST_MAX`].
+    listed: u32,
+    /// Where the next search of the zone's free bitmap starts (a summary word).
+    scan: u32,
+}
+
+impl Zone {
+    const EMPTY: Zone =
+        Zone { window: Window::EMPTY, list: ptr::null_mut(), batch: 0, batch_at: ptr::null_mut(), listed: 0, scan: 0 };
+}
+
+/// The most chunks a heap lists per zone; the zone's further frees go to its free bitmap
+/// ([`region::zone_give`]).
+///
+/// The list serves a program that frees and allocates blocks of one size by turns, from
+/// cache. The bitmap hands blocks out in address order ([`region::zone_take`]), so that
+/// blocks allocated one after another lie side by side, as in a fresh window, however
+/// they were freed. Under python3's workload (`bench/py_workload.py` in `bumpdown-malloc`:
+/// it sorts 150,000 records, which frees their sort keys in sorted order, then builds a
+/// JSON text from many small strings and joins them), with an unbounded list the strings
+/// came back in the order the keys were freed, scattered over the zone, and the join
+/// waited on a cache miss per string: 4.4% of the process's time against 0.8% under
+/// jemalloc, whose slabs also hand out their lowest free block first. See
+/// `bench/results.md` there.
+pub const ZONE_LIST_MAX: u32 = 64;
 
 /// One bump window; see the module invariant.
 struct Window {
@@ -446,8 +485,7 @@ impl Heap {
     pub const EMPTY: Heap = Heap {
         windows: [Window::EMPTY, Window::EMPTY, Window::EMPTY, Window::EMPTY],
         free: [ptr::null_mut(); CLASSES],
-        zones: [Window::EMPTY; ZONES],
-        zone_free: [ptr::null_mut(); ZONES],
+        zones: [Zone::EMPTY; ZONES],
     };
 
     /// Allocates a chunk of `csz` bytes (from [`chunk_size`]) aligned to `align`
@@ -796,21 +834,31 @@ impl Heap {
 ///
 /// A heap has one more window per zone of the region ([`region::Place::Zone`]): zone `k`'s
 /// window bumps chunks of [`zone_size`]`(k)` bytes (16 to 256) and nothing else, carved
-/// from that zone alone, and its free blocks go to a list of their own. A front end that
+/// from that zone alone. Its freed chunks go to a short list of the heap's (the newest
+/// frees, reused first) and past that to the zone's free bitmap, shared by every heap,
+/// from which a heap whose window is full takes 64 neighbouring chunks at a time, lowest
+/// address first (see [`ZONE_LIST_MAX`] for why). A front end that
 /// writes a header in front of each block (the `malloc` front end) can hand a zone chunk
 /// out bare: `free` finds its size from its address ([`region::place`]). So a `malloc(48)`
 /// takes 48 bytes, not 64 with its header, and blocks of one size lie together, as in a
 /// size-segregated allocator (jemalloc, mimalloc).
 ///
-/// # INVARIANT (with the module's)
-/// * `zones[k]` is empty (`cur == end == 0`) or `cur..end` lies in zone `k`, belongs to
-///   this heap alone and overlaps no block; `cur` is a multiple of 16 and `end` of
-///   `region::PAGE`; bytes from `max(cur, fresh)` to `end` are zero.
-/// * `zone_free[k]` is null or the first of a null-terminated list of chunks of zone `k`,
-///   not allocated, in no other list, each holding the next's address in its first word.
+/// # INVARIANT (with the module's), for each zone `k` and `z = zones[k]`
+/// * `z.window` is empty (`cur == end == 0`) or `cur..end` lies in zone `k`, belongs to
+///   this heap alone and overlaps no block; `cur` lies on the zone's chunk grid
+///   ([`region::zone_grid`]) and `end` is a multiple of `region::PAGE`; bytes from
+///   `max(cur, fresh)` to `end` are zero. So every chunk of zone `k` lies on its grid.
+/// * `z.list` is null or the first of a null-terminated list of `z.listed <=`
+///   [`ZONE_LIST_MAX`] chunks of zone `k`, not allocated, in no other list, each holding
+///   the next's address in its first word.
+/// * Each set bit `i` of `z.batch` stands for the chunk at `z.batch_at + i * zone_size(k)`:
+///   a chunk of zone `k` that this heap took from the zone's free bitmap, not allocated,
+///   in no list and no window.
+/// * A free chunk is in at most one place: a heap's list, a heap's batch, or the zone's
+///   free bitmap (see `region`'s invariant).
 impl Heap {
     /// A chunk of `zone_size(k)` bytes from zone `k`, 16-aligned, zeroed when `ZERO`, from
-    /// the zone's free list or window; null when neither has one (the caller then calls
+    /// the zone's free list, batch or window; null when none has one (the caller then calls
     /// [`Heap::alloc_zoned`]). Calls nothing.
     ///
     /// # Safety
@@ -819,24 +867,36 @@ impl Heap {
     pub unsafe fn alloc_zoned_fast<const ZERO: bool>(&mut self, k: usize) -> *mut u8 {
         let csz = zone_size(k);
         // SAFETY: k < ZONES (the caller).
-        let head = unsafe { self.zone_free.get_unchecked_mut(k) };
-        if !head.is_null() {
+        let z = unsafe { self.zones.get_unchecked_mut(k) };
+        if !z.list.is_null() {
+            z.listed -= 1;
             // SAFETY: the list is not empty; its chunks are `csz` bytes, links at 0.
-            return unsafe { pop::<ZERO>(head, csz, 0) };
+            return unsafe { pop::<ZERO>(&mut z.list, csz, 0) };
         }
-        // SAFETY: k < ZONES.
-        let w = unsafe { self.zones.get_unchecked_mut(k) };
+        if z.batch != 0 {
+            let i = z.batch.trailing_zeros() as usize;
+            z.batch &= z.batch - 1;
+            // In zone k: a batch's chunks are (invariant).
+            let p = z.batch_at.wrapping_add(i * csz);
+            handed_out::<ZERO>(p, csz);
+            if ZERO {
+                // SAFETY: the chunk is `csz` bytes, ours now (invariant).
+                unsafe { p.write_bytes(0, csz) };
+            }
+            return p;
+        }
         // Alignment 1: the cursor stays a multiple of 16 (every chunk is).
-        match w.bump(csz, 1) {
+        match z.window.bump(csz, 1) {
             // SAFETY: `p` was just taken by `bump` for `csz` bytes.
-            Some(p) => unsafe { w.hand_out::<ZERO>(p, csz) },
+            Some(p) => unsafe { z.window.hand_out::<ZERO>(p, csz) },
             None => ptr::null_mut(),
         }
     }
 
-    /// [`alloc_zoned_fast`](Heap::alloc_zoned_fast), or a new window for zone `k` when the
-    /// old one is full (setting the region up with `init()` if it is not yet). Null when
-    /// the zone or the region has no room: the caller serves the request elsewhere.
+    /// [`alloc_zoned_fast`](Heap::alloc_zoned_fast), or, when the zone's window is full, a
+    /// batch of freed chunks from the zone's free bitmap, or a new window (setting the
+    /// region up with `init()` if it is not yet). Null when the zone or the region has no
+    /// room: the caller serves the request elsewhere.
     ///
     /// # Safety
     /// `k < ZONES`.
@@ -846,24 +906,39 @@ impl Heap {
         if !p.is_null() || !self.refill_zone(k, init) {
             return p;
         }
-        // SAFETY: as above; the window now has room for a chunk.
+        // SAFETY: as above; the batch or the window now has a chunk.
         unsafe { self.alloc_zoned_fast::<ZERO>(k) }
     }
 
-    /// Gives zone `k`'s window a new stretch of the zone; false when there is none. The
-    /// old window's tail, shorter than a chunk (the window is refilled only when a chunk
-    /// does not fit), is left unused.
+    /// Gives zone `k` a batch of freed chunks from its free bitmap or, when that is empty,
+    /// its window a new stretch of the zone; false when neither has any. The old window's
+    /// tail, shorter than a chunk (the window is refilled only when a chunk does not fit),
+    /// is left unused.
     #[cold]
     fn refill_zone(&mut self, k: usize, init: &impl Fn() -> region::Options) -> bool {
         if !region::initialized() && !region::init(init()) {
             return false;
         }
+        let z = &mut self.zones[k];
+        if let Some((batch, at)) = region::zone_take(k, &mut z.scan) {
+            // The chunks of the set bits are ours now (`zone_take`), and the batch was
+            // empty (the fast path found none).
+            (z.batch, z.batch_at) = (batch, at);
+            return true;
+        }
         let carve = |need, want, populate| region::carve_zone(k, need, want, populate);
-        self.zones[k].carve_more(carve, region::PAGE, 0).is_some()
+        if z.window.carve_more(carve, region::PAGE, 0).is_none() {
+            return false;
+        }
+        // A new window's cursor moves up to the zone's grid (a no-op for an extended one,
+        // already on it): a window of a PAGE or more still has room for a chunk.
+        z.window.cur = region::zone_grid(k, z.window.cur);
+        true
     }
 
     /// Frees chunk `p` of zone `k`: taken back by the bump pointer when it is its zone
-    /// window's newest, else listed.
+    /// window's newest, else listed, or, when the list is full, given to the zone's free
+    /// bitmap.
     ///
     /// # Safety
     /// `p` is a live chunk of zone `k` (from any thread's heap), not used afterwards.
@@ -871,16 +946,23 @@ impl Heap {
     pub unsafe fn free_zoned(&mut self, p: *mut u8, k: usize) {
         let csz = zone_size(k);
         // SAFETY: k < ZONES (a zone's index).
-        let w = unsafe { self.zones.get_unchecked_mut(k) };
+        let z = unsafe { self.zones.get_unchecked_mut(k) };
         // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. (Another
         // heap's zone window may end where this one's starts: as for the bands, see
         // `WindowCursor::far_end`.)
-        if !unsafe { w.cursor().free_newest(NonNull::new_unchecked(p), csz) } {
-            // SAFETY: k < ZONES.
-            let head = unsafe { self.zone_free.get_unchecked_mut(k) };
+        if unsafe { z.window.cursor().free_newest(NonNull::new_unchecked(p), csz) } {
+            // Back in the window.
+        } else if z.listed < ZONE_LIST_MAX {
+            z.listed += 1;
             // SAFETY: p is an owned chunk of at least 16 bytes, 16-aligned, given up; the
             // zone's list has its links at 0 (invariant).
-            unsafe { link_in(head, p, 0) };
+            unsafe { link_in(&mut z.list, p, 0) };
+        } else {
+            // Closed before it is given: from then on another thread may take it.
+            shadow::no_access(p, csz);
+            // SAFETY: p is a chunk of zone k, given up, in no list or window.
+            unsafe { region::zone_give(k, p) };
+            return;
         }
         shadow::no_access(p, csz);
     }
