@@ -237,3 +237,39 @@ fn two_threads_give_and_take_through_the_bitmap() {
     worker(0, to_b, from_b);
     b.join().unwrap();
 }
+
+/// A producer thread allocates, a consumer thread frees: the consumer's list for the zone
+/// fills, and its further frees reach the producer through the zone's bitmap, so the
+/// producer goes on for many times the zone's size with a bounded number live.
+#[test]
+fn a_producer_gets_back_what_its_consumer_frees() {
+    use std::sync::mpsc;
+
+    let _turn = one_at_a_time();
+    let k = LIST_ZONES - 1;
+    let per_zone = ZONE_BYTES / zone_size(k);
+    let (send, recv) = mpsc::sync_channel::<Vec<usize>>(4);
+    let consumer = std::thread::spawn(move || {
+        let mut heap = Heap::EMPTY;
+        for batch in recv {
+            for addr in batch {
+                // SAFETY: a live chunk of zone k from the producer, not used again.
+                unsafe { heap.free_zoned(std::ptr::with_exposed_provenance_mut(addr), k) };
+            }
+        }
+    });
+    let mut heap = Heap::EMPTY;
+    for round in 0..5 * per_zone / 100 {
+        let batch = (0..100)
+            .map(|i| {
+                // SAFETY: k < ZONES.
+                let p = unsafe { heap.alloc_zoned::<false>(k, &options) };
+                assert!(!p.is_null(), "round {round}, chunk {i}: the zone is full");
+                p.expose_provenance()
+            })
+            .collect();
+        send.send(batch).unwrap();
+    }
+    drop(send);
+    consumer.join().unwrap();
+}

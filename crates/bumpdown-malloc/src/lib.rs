@@ -47,9 +47,11 @@
 //! # Limits
 //! * A thread's window tail and free lists are abandoned when the thread exits (the
 //!   untouched tail costs address space, not memory).
-//! * Blocks freed by another thread than the one that allocated them join the freeing
-//!   thread's lists: a producer/consumer program grows until `BUMPDOWN_LIMIT`, then
-//!   continues on glibc.
+//! * Blocks of over 256 bytes freed by another thread than the one that allocated them
+//!   join the freeing thread's lists: a producer/consumer program of such blocks grows
+//!   until `BUMPDOWN_LIMIT`, then continues on glibc. Smaller blocks (zone chunks) pass
+//!   through each zone's free bitmap, shared by all threads, once the freeing thread's
+//!   short list for their size is full: the producer takes them back.
 //! * `BUMPDOWN_STATS` prints from `.fini_array`: programs that leave with `_exit` (dash)
 //!   or close stderr in an `atexit` handler (coreutils) print nothing.
 #![no_std]
