@@ -45,8 +45,9 @@
 //! CPU time at the same peak RSS. Figures are from a shared, noisy 2-core machine.
 //!
 //! # Limits
-//! * A thread's window tail and free lists are abandoned when the thread exits (the
-//!   untouched tail costs address space, not memory).
+//! * A thread's window tails, free lists and the zone chunks it took from a zone's free
+//!   bitmap are abandoned when the thread exits (an untouched tail costs address space,
+//!   not memory).
 //! * Blocks of over 256 bytes freed by another thread than the one that allocated them
 //!   join the freeing thread's lists: a producer/consumer program of such blocks grows
 //!   until `BUMPDOWN_LIMIT`, then continues on glibc. Smaller blocks (zone chunks) pass
