@@ -433,12 +433,23 @@ unsafe fn pop<const ZERO: bool>(head: &mut *mut u8, csz: usize, phase: usize) ->
     // by then: 36% of `malloc`'s samples, 3.1% of the process's. (A null `next`: a hint to
     // nothing.)
     bumpdown::engine::prefetch(next.wrapping_add(phase));
-    handed_out::<ZERO>(block, csz);
+    // SAFETY: the block is `csz` bytes, unlinked: ours now.
+    unsafe { reuse::<ZERO>(block, csz) }
+}
+
+/// Hands out a reused block `p` of `csz` bytes (from a free list or a zone's batch),
+/// zeroed when `ZERO`: any of its bytes may be dirty.
+///
+/// # Safety
+/// `p..p + csz` is a free block the heap owns, in no list, batch or window.
+#[inline(always)]
+unsafe fn reuse<const ZERO: bool>(p: *mut u8, csz: usize) -> *mut u8 {
+    handed_out::<ZERO>(p, csz);
     if ZERO {
-        // SAFETY: the block is `csz` bytes, ours now.
-        unsafe { block.write_bytes(0, csz) };
+        // SAFETY: the block is `csz` bytes, ours (the caller).
+        unsafe { p.write_bytes(0, csz) };
     }
-    block
+    p
 }
 
 /// The window a chunk of `csz` bytes is bumped from: 0 (tiny), 1 (small), 2 (large) or
@@ -876,14 +887,10 @@ impl Heap {
         if z.batch != 0 {
             let i = z.batch.trailing_zeros() as usize;
             z.batch &= z.batch - 1;
-            // In zone k: a batch's chunks are (invariant).
-            let p = z.batch_at.wrapping_add(i * csz);
-            handed_out::<ZERO>(p, csz);
-            if ZERO {
-                // SAFETY: the chunk is `csz` bytes, ours now (invariant).
-                unsafe { p.write_bytes(0, csz) };
-            }
-            return p;
+            // SAFETY: bit `i` was set: the chunk there is a free chunk of zone k (`csz`
+            // bytes) that this heap took from the bitmap, and clearing the bit took it out
+            // of the batch (invariant).
+            return unsafe { reuse::<ZERO>(z.batch_at.wrapping_add(i * csz), csz) };
         }
         // Alignment 1: the cursor stays a multiple of 16 (every chunk is).
         match z.window.bump(csz, 1) {
@@ -947,24 +954,24 @@ impl Heap {
         let csz = zone_size(k);
         // SAFETY: k < ZONES (a zone's index).
         let z = unsafe { self.zones.get_unchecked_mut(k) };
+        // Closed first: once given to the bitmap, another thread may take it (`link_in`
+        // opens the link's word for its write).
+        shadow::no_access(p, csz);
         // SAFETY: `p` is a live chunk of `csz` bytes (so not null), given up. (Another
         // heap's zone window may end where this one's starts: as for the bands, see
         // `WindowCursor::far_end`.)
         if unsafe { z.window.cursor().free_newest(NonNull::new_unchecked(p), csz) } {
-            // Back in the window.
-        } else if z.listed < ZONE_LIST_MAX {
+            return;
+        }
+        if z.listed < ZONE_LIST_MAX {
             z.listed += 1;
             // SAFETY: p is an owned chunk of at least 16 bytes, 16-aligned, given up; the
             // zone's list has its links at 0 (invariant).
             unsafe { link_in(&mut z.list, p, 0) };
         } else {
-            // Closed before it is given: from then on another thread may take it.
-            shadow::no_access(p, csz);
             // SAFETY: p is a chunk of zone k, given up, in no list or window.
             unsafe { region::zone_give(k, p) };
-            return;
         }
-        shadow::no_access(p, csz);
     }
 }
 

@@ -391,7 +391,7 @@ fn carve_in(need: usize, want: usize, populate: bool, span: Place) -> Option<(*m
                 // Another thread took the room first; this range is left (address space).
                 return None;
             }
-            Some((1 << shift) + (k << (shift - ZONE_LOG)) + at)
+            Some(zone_offset(shift, k) + at)
         }
         _ => None,
     };
@@ -463,13 +463,26 @@ pub fn note_fallback_free(bytes: usize) {
     FALLBACK_LIVE.fetch_sub(bytes, Ordering::Relaxed);
 }
 
-/// Bytes of a zone's free bitmap with its summary, for a region of `span`: one bit for
-/// each 16-byte granule of a zone (zone 0's chunk count, the most of any zone), and one
-/// summary bit per bitmap word. Every zone gets a slot this size (address space only:
-/// the pages a zone's bitmap never reaches are never touched).
+/// Where zone `k` starts, as an offset into the region's data, for a span of `1 << shift`:
+/// after the main span, `k` zones in.
+#[inline(always)]
+const fn zone_offset(shift: u32, k: usize) -> usize {
+    (1 << shift) + (k << (shift - ZONE_LOG))
+}
+
+/// Words of a zone's free bitmap, for a region of `span`: one bit for each 16-byte
+/// granule of a zone (zone 0's chunk count, the most of any zone). A power of two of at
+/// least 1,024 (a zone has at least 1 MiB), so a whole number of summary words covers it.
+const fn bitmap_words(span: usize) -> usize {
+    (span >> ZONE_LOG) / 16 / 64
+}
+
+/// Bytes of a zone's free bitmap with its summary (one bit per bitmap word), for a
+/// region of `span`. Every zone gets a slot this size (address space only: the pages a
+/// zone's bitmap never reaches are never touched).
 const fn bitmap_slot(span: usize) -> usize {
-    let words = (span >> ZONE_LOG) / 16 / 64;
-    (words + words.div_ceil(64)) * 8
+    let words = bitmap_words(span);
+    (words + words / 64) * 8
 }
 
 /// `ceil(2^63 / (k + 1))` for each zone `k`: [`chunk_index`] divides by the chunk count
@@ -497,13 +510,11 @@ pub const fn chunk_index(offset: usize, k: usize) -> usize {
 fn zone_bitmap(k: usize) -> Option<(*mut u8, *const AtomicU64, *const AtomicU64, usize)> {
     let (base, shift) = layout()?;
     let span = 1usize << shift;
-    let zone_len = span >> ZONE_LOG;
-    let words = zone_len / 16 / 64;
     // No overflow, and inside the mapping: zone `k < ZONES` lies in the zones' span, and
     // its bitmap slot after both spans (the mapping's length, see the invariant).
-    let start = base.wrapping_add(PAGE + span + k * zone_len);
+    let start = base.wrapping_add(PAGE + zone_offset(shift, k));
     let bits = base.wrapping_add(PAGE + 2 * span + k * bitmap_slot(span)).cast::<AtomicU64>();
-    Some((start, bits, bits.wrapping_add(words), zone_len))
+    Some((start, bits, bits.wrapping_add(bitmap_words(span)), span >> ZONE_LOG))
 }
 
 /// The first address at or above `p` (an address in zone `k`, a multiple of 16) where a
@@ -569,8 +580,9 @@ pub fn zone_take(k: usize, scan: &mut u32) -> Option<(u64, *mut u8)> {
             // its word zero and sets the bit again (see the invariant).
             sum.fetch_and(!(1 << j), Ordering::Relaxed);
             let word = s * 64 + j;
-            // SAFETY: `word < words`, inside the bitmap's slot. Acquire pairs with the
-            // givers' Release.
+            // SAFETY: a summary bit is set only over a word that a chunk of the zone was
+            // given to, so `word` is below the bitmap's length (`bitmap_words`). Acquire
+            // pairs with the givers' Release.
             let taken = unsafe { &*bits.add(word) }.swap(0, Ordering::Acquire);
             if taken != 0 {
                 *scan = s as u32;

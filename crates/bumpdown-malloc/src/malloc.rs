@@ -6,10 +6,10 @@
 //! bytes is a bare chunk of one of the region's zones (no header: see `region_block`),
 //! which under python3's workload took a tenth of the cache misses off the whole process,
 //! and whose freed chunks come back in address order through the zone's free bitmap
-//! (`Heap::alloc_zoned`), which took a fifth off its time (see `bench/results.md`). Requests the region cannot serve (over 256 KiB in
-//! recycling mode, alignment over 4096, region full or missing) go to glibc's `__libc_*`
-//! entry points, which never come back to us. Nothing here allocates through `malloc`,
-//! takes a lock, or panics.
+//! (`Heap::alloc_zoned`), which took a fifth off its time (see `bench/results.md`).
+//! Requests the region cannot serve (over 256 KiB in recycling mode, alignment over
+//! 4096, region full or missing) go to glibc's `__libc_*` entry points, which never come
+//! back to us. Nothing here allocates through `malloc`, takes a lock, or panics.
 //!
 //! The module is public so that a program can call these functions without the exported
 //! symbols (feature `exports` off), as the `malloc` fuzz target does: its process keeps
