@@ -34,7 +34,7 @@ impl Effort {
 
     /// Recorded samples per cell of the threads section (each a whole multi-thread run).
     pub fn thread_samples(self) -> usize {
-        self.pick(15, 41)
+        self.pick(101, 201)
     }
 
     /// Samples per cell of the reset-cost table (each one fill, then the timed reset).

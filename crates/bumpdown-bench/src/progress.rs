@@ -59,7 +59,7 @@ impl Phase {
             Phase::Resets => ("resets", 0.5, 0.5),
             Phase::Fresh => ("fresh arenas", 15.0, 45.0),
             Phase::ResetCost => ("reset cost", 1.0, 2.0),
-            Phase::Threads => ("threads", 0.5, 1.5),
+            Phase::Threads => ("threads", 2.0, 4.0),
             Phase::Seed004 => ("seed004", 27.0, 45.0),
             Phase::FastPath => ("fast path", 1.5, 2.0),
             Phase::RealUse => ("real use", 2.5, 6.0),

@@ -247,6 +247,7 @@ mod tests {
                 contender: "SyncArena".to_owned(),
                 median_ns: 2.0 / 7.0,
                 range: (0.2, 0.9),
+                scaling: Some(1.0 / 3.0 + 1.5),
             }],
             seed004: Some(vec![Seed004Result {
                 name: "VmArena".to_owned(),

@@ -3,13 +3,18 @@
 //! Two ways to share: through the shared arena itself (`&SyncArena`,
 //! `&SyncBlinkAlloc`, a `Mutex<bumpalo::Bump>` locked per allocation), and through a
 //! per-thread handle on it (`SyncArena::local`, `SyncBlinkAlloc::local`). Each sample
-//! starts the threads together at a barrier; each thread times its own loop and the
-//! sample is the slowest thread's nanoseconds per allocation. The arena is reset
-//! (untimed) between samples, and the contenders take their samples in rotating rounds.
+//! starts the threads together at a spinning start line; each thread times its own loop
+//! and the sample is the slowest thread's nanoseconds per allocation. The arena is reset
+//! (untimed) between samples. Every row's contenders take their samples in the same
+//! rotating rounds, so that one thread and two are measured moments apart: this shared
+//! machine's speed drifts (one `&SyncArena` loop took 1.05 ns per allocation for some
+//! seconds, then 1.8 ns, with nothing changed), and rows measured one after the other
+//! compared two states of the machine, not one thread with two.
 
 use std::alloc::Layout;
 use std::hint::black_box;
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -60,18 +65,38 @@ pub struct ThreadCell {
     pub median_ns: f64,
     /// Fastest and slowest sample.
     pub range: (f64, f64),
+    /// With more than one thread: their aggregate throughput over one thread's, the same
+    /// contender and access, as the median of the rounds' ratios (`threads` times the
+    /// one-thread sample over this one); `threads`x is perfect scaling. Absent in runs
+    /// stored before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scaling: Option<f64>,
 }
 
-/// Runs `body(thread_index)` on `threads` threads started together; returns the
-/// slowest thread's ns per allocation.
+/// Runs `body` on `threads` threads started together; returns the slowest thread's ns
+/// per allocation.
+///
+/// The threads meet at a spinning start line, not a sleeping `Barrier`. With a `Barrier`,
+/// a `Mutex` locked per allocation took 7 ns on two threads, its one-thread time, against
+/// 30-50 ns from a spinning start (2-core AMD EPYC VM): the thread woken from its futex
+/// started so late that the two loops barely overlapped.
 fn timed_threads(threads: usize, body: impl Fn() + Sync) -> f64 {
-    let barrier = Barrier::new(threads);
+    let arrived = AtomicUsize::new(0);
     let slowest = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
-                let (barrier, body) = (&barrier, &body);
+                let (arrived, body) = (&arrived, &body);
                 s.spawn(move || {
-                    barrier.wait();
+                    arrived.fetch_add(1, Ordering::AcqRel);
+                    let mut spins = 0u32;
+                    while arrived.load(Ordering::Acquire) < threads {
+                        // More threads than cores: let the late one run.
+                        spins += 1;
+                        if spins.is_multiple_of(4096) {
+                            std::thread::yield_now();
+                        }
+                        std::hint::spin_loop();
+                    }
                     let start = Instant::now();
                     body();
                     start.elapsed().as_nanos() as f64
@@ -161,30 +186,50 @@ fn samplers(threads: usize, mode: Mode) -> Vec<(&'static str, Sampler)> {
     list
 }
 
-/// Measures every row.
+/// Measures every row, all in the same rotating rounds (see the module docs).
 pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
     let plan = Plan { warmup: 2, samples: options.effort.thread_samples() };
     let clock = Clock::calibrate();
-    let rows: Vec<(usize, Mode)> = THREAD_COUNTS.iter().flat_map(|&t| [(t, Mode::Shared), (t, Mode::Local)]).collect();
-    run.section(Phase::Threads, rows.len());
-    let mut cells = Vec::new();
-    for (threads, mode) in rows {
-        run.step(&format!("{threads} thread(s), {}", mode.key()));
-        let (names, mut samplers): (Vec<_>, Vec<_>) = samplers(threads, mode).into_iter().unzip();
-        let results = harness::run_interleaved(&mut samplers, &clock, plan);
-        for (contender, samples) in names.into_iter().zip(results) {
-            let mut ns: Vec<f64> = samples.iter().map(|s| s.ns_per_op).collect();
-            let median_ns = harness::median(&mut ns);
-            cells.push(ThreadCell {
+    run.section(Phase::Threads, 1);
+    run.step("1 and 2 threads, shared and per-thread handle, interleaved");
+    let mut keys = Vec::new();
+    let mut all: Vec<Sampler> = Vec::new();
+    for threads in THREAD_COUNTS {
+        for mode in [Mode::Shared, Mode::Local] {
+            for (name, sampler) in samplers(threads, mode) {
+                keys.push((threads, mode, name));
+                all.push(sampler);
+            }
+        }
+    }
+    let results = harness::run_interleaved(&mut all, &clock, plan);
+    let ns = |samples: &[Sample]| samples.iter().map(|s| s.ns_per_op).collect::<Vec<f64>>();
+    keys.iter()
+        .zip(&results)
+        .map(|(&(threads, mode, contender), samples)| {
+            let mut sorted = ns(samples);
+            let median_ns = harness::median(&mut sorted);
+            let one = keys.iter().position(|&k| k == (1, mode, contender));
+            let scaling = one.filter(|_| threads > 1).map(|one| scaling(&results[one], samples, threads));
+            ThreadCell {
                 threads,
                 mode,
                 contender: contender.to_owned(),
                 median_ns,
-                range: (ns[0], ns[ns.len() - 1]),
-            });
-        }
-    }
-    cells
+                range: (sorted[0], sorted[sorted.len() - 1]),
+                scaling,
+            }
+        })
+        .collect()
+}
+
+/// `threads` threads' aggregate throughput over one thread's: the median over rounds of
+/// `threads` times round `r`'s one-thread sample over its `threads`-thread sample (both
+/// ns per allocation by the slowest thread), so that each ratio compares two samples
+/// taken moments apart.
+fn scaling(one: &[Sample], many: &[Sample], threads: usize) -> f64 {
+    let mut ratios: Vec<f64> = one.iter().zip(many).map(|(a, b)| threads as f64 * a.ns_per_op / b.ns_per_op).collect();
+    harness::median(&mut ratios)
 }
 
 impl section::Section for Vec<ThreadCell> {
@@ -205,6 +250,19 @@ impl section::Section for Vec<ThreadCell> {
             )
         });
         grid(md, "threads | access", &header, rows);
+        let scaled: Vec<&ThreadCell> = self.iter().filter(|c| c.scaling.is_some()).collect();
+        if scaled.is_empty() {
+            return;
+        }
+        md.push_str(&prose("thread_scaling", &[]));
+        let rows = distinct(scaled.iter().map(|c| (c.threads, c.mode))).into_iter().map(|(t, mode)| {
+            let cell = |n: &&str| {
+                let c = scaled.iter().find(|c| c.threads == t && c.mode == mode && c.contender == *n)?;
+                c.scaling.map(|x| format!("{x:.2}x"))
+            };
+            (format!("{t} | {}", mode.key()), names.iter().map(cell).collect())
+        });
+        grid(md, "threads | access", &header, rows);
     }
 
     fn figures(&self, figures: &mut Figures) {
@@ -212,5 +270,20 @@ impl section::Section for Vec<ThreadCell> {
             let name = format!("threads: {} ({}), {}", c.threads, c.mode.key(), c.contender);
             figures.push((name, Figure { median: c.median_ns, spread: relative_spread(&[c.range.0, c.range.1]) }));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads each as fast as one, in every round but the third, where the machine
+    /// was slow for the one-thread sample only: 1.6x. Medians compared apart would say
+    /// 3.2x (one thread's median 2 ns, two threads' 1.25 ns).
+    #[test]
+    fn scaling_pairs_samples_by_round() {
+        let one = [1.0, 1.0, 2.0, 2.0, 2.0].map(sample);
+        let two = [1.25, 1.25, 1.25, 2.5, 2.5].map(sample);
+        assert_eq!(scaling(&one, &two, 2), 1.6);
     }
 }
