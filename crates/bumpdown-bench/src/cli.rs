@@ -126,6 +126,9 @@ pub struct Options {
     /// Measure the speed table in N processes
     #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
+    /// Run the real programs in N interleaved rounds (default 2, and 3 with --full)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub rounds: Option<u16>,
     /// Print the JSON results on stdout instead of markdown
     #[arg(long, conflicts_with = "readme")]
     pub json: bool,

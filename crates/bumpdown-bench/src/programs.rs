@@ -60,12 +60,13 @@ fn run_script(script: &str, rounds: usize, programs: &str) -> Result<String, Str
 
 /// Runs both scripts: FileCheck only and two interleaved rounds in quick mode (within the
 /// three-minute budget; one round alone swung by 40% with the host's load), every program
-/// and three rounds with `--full` (about five minutes).
+/// and three rounds with `--full` (about five minutes); `--rounds` sets the rounds.
 pub fn measure(options: &Options, run: &Run) -> Result<Programs, String> {
     let (rounds, preload_programs, rust_programs) = match options.effort {
         Effort::Quick => (2, "FileCheck", "json"),
         Effort::Full => (3, "FileCheck clang gcc jq python sort git xz sqlite sqlite-file", "json syn"),
     };
+    let rounds = options.rounds.map_or(rounds, usize::from);
     run.section(Phase::Preload, 1);
     run.step(&format!("{preload_programs}, {rounds} rounds (crates/bumpdown-malloc/bench/preload.sh)"));
     let mut output = run_script("crates/bumpdown-malloc/bench/preload.sh", rounds, preload_programs)?;
