@@ -8,9 +8,9 @@ usage: run.py RUNS NAME CMD... -- ALLOC=ENV [ALLOC=ENV ...]
 Each round runs every allocator once (rotating the order), RUNS rounds in all. Prints,
 per allocator, the median wall time, the spread (min..max), the median CPU time (user +
 system, less disturbed than wall time on a busy machine), the median peak RSS (the
-command's own maxrss, see below) and the ratios to the first allocator: of the medians, and paired
-(each run against the first allocator's run of the same round, which ran at most a few
-seconds apart; the median of those ratios and their range), which cancels the host's
+command's own maxrss, see below) and the ratios to the first allocator: of the medians, and paired, for wall and CPU
+time (each run against the first allocator's run of the same round, which ran at most a
+few seconds apart; the median of those ratios and their range), which cancels the host's
 slower and faster phases better than the ratio of medians does.
 
 Every command is started through `spawn.c` (compiled here with `$CC`, default `cc`, into
@@ -146,21 +146,24 @@ def main():
     base_m = statistics.median(r[1] for r in results[base])
     base_c = statistics.median(r[2] for r in results[base])
     floored = {label: any(r[1] <= r[3] for r in results[label]) for label, _ in allocs}
-    print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | paired wall vs {base} | RSS vs {base} | exit |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| {name} | allocator | wall median s | wall spread s | CPU median s | CPU spread s | peak RSS MiB | wall vs {base} | CPU vs {base} | paired wall vs {base} | paired CPU vs {base} | RSS vs {base} | exit |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _ in allocs:
         ts = [r[0] for r in results[label]]
         ms = [r[1] for r in results[label]]
         cs = [r[2] for r in results[label]]
         t, m, c = statistics.median(ts), statistics.median(ms), statistics.median(cs)
-        paired = [r[0] / b[0] for r, b in zip(results[label], results[base])]
-        p = f"{statistics.median(paired):.3f}x ({min(paired):.2f}..{max(paired):.2f})"
+        def paired(i):
+            ratios = [r[i] / b[i] for r, b in zip(results[label], results[base]) if b[i]]
+            if not ratios:
+                return "n/a"
+            return f"{statistics.median(ratios):.3f}x ({min(ratios):.2f}..{max(ratios):.2f})"
         rss = f"{m / 1024:.1f} floor" if floored[label] else f"{m / 1024:.1f}"
         rss_ratio = "n/a" if floored[label] or floored[base] else f"{m / base_m:.2f}x"
-        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {rss} | {t / base_t:.3f}x | {c / base_c:.3f}x | {p} | {rss_ratio} | {sorted(statuses[label])} |")
+        print(f"| {name} | {label} | {t:.3f} | {min(ts):.3f}..{max(ts):.3f} | {c:.3f} | {min(cs):.3f}..{max(cs):.3f} | {rss} | {t / base_t:.3f}x | {c / base_c:.3f}x | {paired(0)} | {paired(2)} | {rss_ratio} | {sorted(statuses[label])} |")
     for skipped in filter(None, os.environ.get("SKIPPED_ALLOCATORS", "").split(";")):
         label, _, reason = skipped.partition(":")
-        print(f"| {name} | {label} | skipped: {reason.strip() or 'not available'} |" + " — |" * 9)
+        print(f"| {name} | {label} | skipped: {reason.strip() or 'not available'} |" + " — |" * 10)
     if any(floored.values()):
         top = max(r[3] for rs in results.values() for r in rs)
         which = ", ".join(label for label, _ in allocs if floored[label])
