@@ -11,7 +11,7 @@
 //! * The data, from `BASE + PAGE`, has two spans: the *main* one, where windows of every
 //!   band are carved, and the *zones* ([`Place::Zone`]), [`ZONES`] equal parts of a span,
 //!   zone `k` holding only the windows of chunks of `zone_size(k)` bytes (see
-//!   [`carve_zone`]).
+//!   [`carve_zone`]), on a grid that starts [`zone_color`]`(k)` bytes into the zone.
 //! * `NEXT` is the number of data bytes already handed to windows, in both spans;
 //!   `NEXT <= size`, it only grows. The main span's windows are carved at offsets below
 //!   `NEXT`, zone `k`'s at offsets in the zone below `ZONE_NEXT[k]` (when that is at most
@@ -470,6 +470,27 @@ const fn zone_offset(shift: u32, k: usize) -> usize {
     (1 << shift) + (k << (shift - ZONE_LOG))
 }
 
+/// Where zone `k`'s grid starts past the zone's start: `272 k` bytes, modulo
+/// `PAGE - ZONE_MAX`, so that no two zones' first chunks share a page offset, a cache
+/// line or (`16 k` modulo 256) a phase within their pages. Zones start at multiples of
+/// a large power of two; without the shift, every zone's first chunk lay at the same
+/// page offset, and a program's first blocks of each size, often its longest-lived and
+/// hottest (jq's parser state and token buffer), contended for one cache set and stalled
+/// each other's loads on 4 KiB aliasing. A window carved at a zone's start, a page or
+/// more, still holds its first chunk: `zone_color(k) + zone_size(k) <= PAGE`.
+#[inline(always)]
+pub const fn zone_color(k: usize) -> usize {
+    (k * 272) % (PAGE - ZONE_MAX)
+}
+
+const _: () = {
+    let mut k = 0;
+    while k < ZONES {
+        assert!(zone_color(k) + zone_size(k) <= PAGE && zone_color(k) % 16 == 0);
+        k += 1;
+    }
+};
+
 /// Words of a zone's free bitmap, for a region of `span`: one bit for each 16-byte
 /// granule of a zone (zone 0's chunk count, the most of any zone). A power of two of at
 /// least 1,024 (a zone has at least 1 MiB), so a whole number of summary words covers it.
@@ -505,16 +526,18 @@ pub const fn chunk_index(offset: usize, k: usize) -> usize {
     (((offset as u128 / 16) * RECIPROCALS[k] as u128) >> 63) as usize
 }
 
-/// Zone `k`'s start, its bitmap and its summary, if the region is set up.
+/// Zone `k`'s grid start (the zone's start plus [`zone_color`]`(k)`), its bitmap, its
+/// summary and the zone's bytes from its grid start on, if the region is set up.
 #[inline(always)]
 fn zone_bitmap(k: usize) -> Option<(*mut u8, *const AtomicU64, *const AtomicU64, usize)> {
     let (base, shift) = layout()?;
     let span = 1usize << shift;
-    // No overflow, and inside the mapping: zone `k < ZONES` lies in the zones' span, and
-    // its bitmap slot after both spans (the mapping's length, see the invariant).
-    let start = base.wrapping_add(PAGE + zone_offset(shift, k));
+    // No overflow, and inside the mapping: zone `k < ZONES` lies in the zones' span (its
+    // color is below a page, the zone at least 1 MiB), and its bitmap slot after both
+    // spans (the mapping's length, see the invariant).
+    let start = base.wrapping_add(PAGE + zone_offset(shift, k) + zone_color(k));
     let bits = base.wrapping_add(PAGE + 2 * span + k * bitmap_slot(span)).cast::<AtomicU64>();
-    Some((start, bits, bits.wrapping_add(bitmap_words(span)), span >> ZONE_LOG))
+    Some((start, bits, bits.wrapping_add(bitmap_words(span)), (span >> ZONE_LOG) - zone_color(k)))
 }
 
 /// The first address at or above `p` (an address in zone `k`, a multiple of 16) where a
@@ -526,6 +549,10 @@ pub fn zone_grid(k: usize, p: *mut u8) -> *mut u8 {
     let Some((start, ..)) = zone_bitmap(k) else {
         return p;
     };
+    if p.addr() <= start.addr() {
+        // A window at the zone's start: its first chunk lies `zone_color(k)` in.
+        return p.wrapping_add(start.addr() - p.addr());
+    }
     let offset = p.addr() - start.addr();
     // `ceil(offset / zone_size(k))` chunks in; stays in the zone for a `p` a page or more
     // from its end, as a window's start is.
@@ -566,7 +593,7 @@ pub unsafe fn zone_give(k: usize, p: *mut u8) {
 /// when the bitmap is empty (or the region not set up).
 pub fn zone_take(k: usize, scan: &mut u32) -> Option<(u64, *mut u8)> {
     let (start, bits, summary, zone_len) = zone_bitmap(k)?;
-    let carved = ZONE_NEXT[k].load(Ordering::Relaxed).min(zone_len);
+    let carved = ZONE_NEXT[k].load(Ordering::Relaxed).saturating_sub(zone_color(k)).min(zone_len);
     let words = chunk_index(carved, k).div_ceil(64);
     let sums = words.div_ceil(64);
     let from = (*scan as usize).min(sums);

@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::collections::HashSet;
 
 use bumpdown_global::heap::ZONE_LIST_MAX;
-use bumpdown_global::region::{self, chunk_index, zone_size, Options, Place, ZONES};
+use bumpdown_global::region::{self, chunk_index, zone_color, zone_size, Options, Place, PAGE, ZONES};
 use bumpdown_global::Heap;
 
 /// The region of this test binary: 64 MiB, so each zone has 4 MiB (a sixteenth of the
@@ -152,6 +152,20 @@ fn chunk_index_divides_exactly() {
         for i in 0..ZONE_BYTES / csz {
             assert_eq!(chunk_index(i * csz, k), i);
             assert_eq!(chunk_index(i * csz + csz - 16, k), i);
+        }
+    }
+}
+
+/// Every zone's grid starts at its own page offset, in its own cache line, at its own
+/// phase modulo the largest chunk, and its first chunk fits in the zone's first page.
+#[test]
+fn zones_start_their_grids_apart() {
+    let colors: Vec<usize> = (0..ZONES).map(zone_color).collect();
+    for (k, &c) in colors.iter().enumerate() {
+        assert!(c % 16 == 0 && c + zone_size(k) <= PAGE, "zone {k}: color {c}");
+        for (j, &d) in colors.iter().enumerate().take(k) {
+            assert_ne!(c / 64, d / 64, "zones {j} and {k} start in one cache line");
+            assert_ne!(c % 256, d % 256, "zones {j} and {k} share a phase modulo 256");
         }
     }
 }
