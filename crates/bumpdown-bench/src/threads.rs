@@ -203,11 +203,10 @@ pub fn measure(options: &Options, run: &Run) -> Vec<ThreadCell> {
         }
     }
     let results = harness::run_interleaved(&mut all, &clock, plan);
-    let ns = |samples: &[Sample]| samples.iter().map(|s| s.ns_per_op).collect::<Vec<f64>>();
     keys.iter()
         .zip(&results)
         .map(|(&(threads, mode, contender), samples)| {
-            let mut sorted = ns(samples);
+            let mut sorted: Vec<f64> = samples.iter().map(|s| s.ns_per_op).collect();
             let median_ns = harness::median(&mut sorted);
             let one = keys.iter().position(|&k| k == (1, mode, contender));
             let scaling = one.filter(|_| threads > 1).map(|one| scaling(&results[one], samples, threads));
